@@ -1,0 +1,138 @@
+"""The auction sub-protocol (A1-A3) as a pure state machine.
+
+`start` opens an auction, `decide` turns a bid or a pass into events,
+`evolve` applies them. The table embeds it (simulation) and the auction
+service runs it on its own; both settle into the table with `AuctionSettled`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .commands import Command
+from .errors import RuleViolation
+from .events import Event
+from .state import BANK, AuctionState
+
+
+@dataclass(frozen=True, slots=True)
+class Bid(Command):
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class PassBid(Command):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class AuctionStarted(Event):
+    auction_id: int
+    square: int
+    reason: str  # "declined" | "mortgage_expired"
+    bidders: tuple[int, ...]
+    start_price: int
+    increment: int
+
+
+@dataclass(frozen=True, slots=True)
+class BidPlaced(Event):
+    auction_id: int
+    seat: int
+    amount: int
+
+
+@dataclass(frozen=True, slots=True)
+class BidPassed(Event):
+    auction_id: int
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class AuctionSettled(Event):
+    """The result: `winner` (-1: no bid, the square stays with the bank) pays `price`."""
+
+    auction_id: int
+    square: int
+    winner: int
+    price: int
+
+
+def open_auction(event: AuctionStarted) -> AuctionState:
+    return AuctionState(
+        auction_id=event.auction_id,
+        square=event.square,
+        reason=event.reason,
+        bidders=list(event.bidders),
+        out=[False] * len(event.bidders),
+        turn=0,
+        start_price=event.start_price,
+        increment=event.increment,
+    )
+
+
+def check(auction: AuctionState, command: Command, limit: int) -> None:
+    """Raise `RuleViolation` unless `command` is the current bidder's legal move.
+
+    `limit` is the most the bidder could pay (A3: a won bid is a mandatory
+    payment, so a bid beyond everything the bidder could raise is refused).
+    """
+    if command.seat != auction.bidder:
+        raise RuleViolation("A1", f"seat {auction.bidder} bids now, not seat {command.seat}")
+    if isinstance(command, Bid):
+        if command.amount < auction.min_bid:
+            raise RuleViolation("A1", f"the bid must be at least ${auction.min_bid}")
+        if command.amount > limit:
+            raise RuleViolation("A3", f"a bid of ${command.amount} exceeds the ${limit} the bidder could raise")
+    elif not isinstance(command, PassBid):
+        raise RuleViolation("A1", "an auction takes only a bid or a pass")
+
+
+def decide(auction: AuctionState, command: Command, limit: int) -> list[Event]:
+    """The events of a bid or pass: the move itself, then the settlement if it closes."""
+    check(auction, command, limit)
+    seat = command.seat
+    if isinstance(command, Bid):
+        move: Event = BidPlaced(auction.auction_id, seat, command.amount)
+        high_bidder, high_bid = seat, command.amount
+        out = auction.out
+    else:
+        move = BidPassed(auction.auction_id, seat)
+        high_bidder, high_bid = auction.high_bidder, auction.high_bid
+        out = list(auction.out)
+        out[auction.turn] = True
+    nxt = _next_turn(auction.bidders, out, auction.turn)
+    if nxt < 0 or auction.bidders[nxt] == high_bidder:
+        return [move, AuctionSettled(auction.auction_id, auction.square, high_bidder, high_bid)]
+    return [move]
+
+
+def evolve(auction: AuctionState, event: Event) -> None:
+    """Apply a bid or a pass in place."""
+    if isinstance(event, BidPlaced):
+        auction.high_bid = event.amount
+        auction.high_bidder = event.seat
+    elif isinstance(event, BidPassed):
+        auction.out[auction.turn] = True
+    else:  # pragma: no cover - the table routes only these two here
+        raise TypeError(f"not an auction move: {event!r}")
+    nxt = _next_turn(auction.bidders, auction.out, auction.turn)
+    if nxt >= 0:
+        auction.turn = nxt
+
+
+def _next_turn(bidders: list[int], out: list[bool], turn: int) -> int:
+    """A1: the next bidder in seat order who has not passed, or -1 if none."""
+    n = len(bidders)
+    for step in range(1, n + 1):
+        i = (turn + step) % n
+        if not out[i]:
+            return i
+    return -1
+
+
+__all__ = [
+    "BANK", "AuctionSettled", "AuctionStarted", "Bid", "BidPassed", "BidPlaced", "PassBid",
+    "check", "decide", "evolve", "open_auction",
+]

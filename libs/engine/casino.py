@@ -1,0 +1,85 @@
+"""The casino sub-protocol (K1-K4): a bet, one die, an independent jackpot draw.
+
+The outcome is a pure function of the bet and two draws, so the casino
+service (its own generator) and the embedded table (the table's generator)
+settle bets with the same code, and a recorded bet can be re-verified.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import rng
+from .commands import Command
+from .config import CasinoRules
+from .errors import RuleViolation
+from .events import Event
+
+
+@dataclass(frozen=True, slots=True)
+class PlaceBet(Command):
+    seat: int
+    numbers: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineBet(Command):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class CasinoOpened(Event):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class BetPlaced(Event):
+    seat: int
+    numbers: tuple[int, ...]
+    stake: int  # paid to the bank
+    pool_add: int  # K4: bank money added to the jackpot pool
+
+
+@dataclass(frozen=True, slots=True)
+class BetSettled(Event):
+    seat: int
+    numbers: tuple[int, ...]
+    die: int
+    jackpot_hit: bool
+    payout: int  # K2: paid by the bank (includes the stake)
+    jackpot: int  # K3: the pool paid out
+    draws: int  # generator draws consumed from the table's stream (0 when drawn elsewhere)
+
+
+@dataclass(frozen=True, slots=True)
+class BetDeclined(Event):
+    seat: int
+
+
+DRAWS_PER_BET = 2
+
+
+def check_numbers(numbers: tuple[int, ...], rules: CasinoRules) -> None:
+    if not 1 <= len(numbers) <= rules.max_numbers:
+        raise RuleViolation("K1", f"pick 1 to {rules.max_numbers} numbers")
+    if len(set(numbers)) != len(numbers) or any(not isinstance(n, int) or not 1 <= n <= 6 for n in numbers):
+        raise RuleViolation("K1", "the numbers must be distinct, from 1 to 6")
+
+
+def draw(seed: int, counter: int, rules: CasinoRules) -> tuple[int, bool]:
+    """The die (K2) and the independent jackpot draw (K3) from two draws."""
+    die = rng.die(seed, counter)
+    jackpot_hit = rng.below(seed, counter + 1, rules.jackpot_odds) == 0
+    return die, jackpot_hit
+
+
+def payout(numbers: tuple[int, ...], die: int, rules: CasinoRules) -> int:
+    """K2: a hit pays payout_base / K, stake included."""
+    return rules.payout_base // len(numbers) if die in numbers else 0
+
+
+def settle(
+    seat: int, numbers: tuple[int, ...], die: int, jackpot_hit: bool, pool: int, rules: CasinoRules, draws: int
+) -> BetSettled:
+    """The settlement of a bet once the pool already holds this bet's addition."""
+    return BetSettled(seat, numbers, die, jackpot_hit, payout(numbers, die, rules), pool if jackpot_hit else 0, draws)

@@ -1,0 +1,120 @@
+"""JSON round trip for events, commands, configs and table state.
+
+One generic codec over the dataclasses' type hints: a value is written as
+plain JSON (dataclasses as objects, tuples as lists, enums as their value)
+and read back into the exact types, so `from_json(to_json(x)) == x`.
+Events and commands carry their type name under the key ``"type"``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import types
+import typing
+from enum import Enum
+from functools import cache
+from typing import Any, TypeVar
+
+from .commands import Command
+from .events import Event
+from .game import COMMAND_TYPES, EVENT_TYPES
+from .state import TableState
+
+T = TypeVar("T")
+
+
+@cache
+def _fields(cls: type) -> tuple[tuple[str, Any], ...]:
+    hints = typing.get_type_hints(cls)
+    return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls) if f.init)
+
+
+def to_data(value: Any) -> Any:
+    """A JSON-ready copy of `value`."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {name: to_data(getattr(value, name)) for name, _ in _fields(type(value))}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, (list, tuple)):
+        return [to_data(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): to_data(v) for k, v in value.items()}
+    return value
+
+
+def from_data(tp: Any, data: Any) -> Any:
+    """Rebuild a value of type `tp` from `to_data` output."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(tp)
+        if data is None and type(None) in args:
+            return None
+        (inner,) = [a for a in args if a is not type(None)]
+        return from_data(inner, data)
+    if origin is tuple:
+        args = typing.get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(from_data(args[0], v) for v in data)
+        return tuple(from_data(a, v) for a, v in zip(args, data, strict=True))
+    if origin is list:
+        (arg,) = typing.get_args(tp)
+        return [from_data(arg, v) for v in data]
+    if origin is dict:
+        key_t, val_t = typing.get_args(tp)
+        return {from_data(key_t, k): from_data(val_t, v) for k, v in data.items()}
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        return tp(**{name: from_data(ftp, data[name]) for name, ftp in _fields(tp) if name in data})
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        return tp(data)
+    if tp is int and isinstance(data, bool):
+        raise TypeError("expected an int, got a bool")
+    if tp in (int, str, bool, float) and not isinstance(data, tp):
+        raise TypeError(f"expected {tp.__name__}, got {type(data).__name__}")
+    return data
+
+
+def event_to_data(event: Event) -> dict[str, Any]:
+    return {"type": type(event).__name__, **to_data(event)}
+
+
+def event_from_data(data: dict[str, Any]) -> Event:
+    return _tagged(EVENT_TYPES, data, "event")  # type: ignore[no-any-return]
+
+
+def command_to_data(command: Command) -> dict[str, Any]:
+    return {"type": type(command).__name__, **to_data(command)}
+
+
+def command_from_data(data: dict[str, Any]) -> Command:
+    """Parse a command; a malformed one raises `ValueError` naming what is wrong."""
+    return _tagged(COMMAND_TYPES, data, "command")  # type: ignore[no-any-return]
+
+
+def _tagged(registry: dict[str, type], data: dict[str, Any], what: str) -> Any:
+    if not isinstance(data, dict) or "type" not in data:
+        raise ValueError(f"a {what} is an object with a 'type'")
+    cls = registry.get(data["type"])
+    if cls is None:
+        raise ValueError(f"unknown {what} type {data['type']!r}")
+    names = {name for name, _ in _fields(cls)}
+    extra = set(data) - names - {"type"}
+    if extra:
+        raise ValueError(f"unknown field(s) for {data['type']}: {', '.join(sorted(extra))}")
+    try:
+        return from_data(cls, {k: v for k, v in data.items() if k != "type"})
+    except (TypeError, KeyError, ValueError) as exc:
+        raise ValueError(f"malformed {data['type']}: {exc}") from None
+
+
+def state_to_data(state: TableState) -> dict[str, Any]:
+    return to_data(state)  # type: ignore[no-any-return]
+
+
+def state_from_data(data: dict[str, Any]) -> TableState:
+    return from_data(TableState, data)  # type: ignore[no-any-return]
+
+
+def dumps(data: Any) -> str:
+    """Canonical JSON text (sorted keys, no spaces): the same value gives the same bytes."""
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))

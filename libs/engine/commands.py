@@ -1,0 +1,81 @@
+"""Table commands: what a player (or the table service for them) asks for.
+
+Each names the acting seat; `decide`/`apply` check it is that seat's turn
+to act. The commands of the auction, trade and casino sub-protocols live in
+their own modules.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class Command:
+    """Base of every command (table and sub-protocols)."""
+
+    __slots__ = ()
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Roll(Command):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class BuyProperty(Command):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineProperty(Command):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Pay(Command):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PayJailFine(Command):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class UseJailCard(Command):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Build(Command):
+    seat: int
+    square: int
+
+
+@dataclass(frozen=True, slots=True)
+class SellBuilding(Command):
+    seat: int
+    square: int
+
+
+@dataclass(frozen=True, slots=True)
+class Mortgage(Command):
+    seat: int
+    square: int
+
+
+@dataclass(frozen=True, slots=True)
+class LiftMortgage(Command):
+    seat: int
+    square: int
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn(Command):
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Surrender(Command):
+    seat: int

@@ -1,0 +1,1087 @@
+"""The table's rules: start a game, apply a command, evolve an event, replay.
+
+One code path serves both uses of a command. `apply` checks the command
+first (raising `RuleViolation` before anything changes) and then emits its
+events one by one, each applied at once by `evolve`, so later steps of the
+same command (a card after a move, a rent after a card) see the state they
+follow from. `decide` runs `apply` on a copy, for callers that want the
+events without the change. Replaying the events through `evolve` alone
+rebuilds the same state, because `apply` never changes the state except
+through `evolve`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from itertools import combinations
+from typing import Any
+
+from . import auction as auctions
+from . import casino, rng
+from .board import Kind
+from .cards import Card, Effect
+from .commands import (
+    Build,
+    BuyProperty,
+    Command,
+    DeclineProperty,
+    EndTurn,
+    LiftMortgage,
+    Mortgage,
+    Pay,
+    PayJailFine,
+    Roll,
+    SellBuilding,
+    Surrender,
+    UseJailCard,
+)
+from .config import TableConfig
+from .errors import RuleViolation
+from .events import (
+    BankPaid,
+    BuildingBuilt,
+    BuildingSold,
+    CardDrawn,
+    DeckShuffled,
+    DiceRolled,
+    Event,
+    GameEnded,
+    LeftJail,
+    MortgageExpired,
+    MortgageLifted,
+    Moved,
+    PaymentDue,
+    PaymentMade,
+    PlayerBankrupt,
+    PropertyBought,
+    PropertyMortgaged,
+    PurchaseDeclined,
+    PurchaseOffered,
+    SentToJail,
+    TableCreated,
+    TurnEnded,
+    TurnOrderSet,
+    TurnStarted,
+)
+from .state import BANK, Payment, Phase, PlayerState, TableState, TradeOffer
+from .trade import (
+    AcceptTrade,
+    DeclineTrade,
+    ProposeTrade,
+    TradeDeclined,
+    TradeExecuted,
+    TradeProposed,
+    apply_offer,
+    offer_of,
+    validate_terms,
+)
+
+JAIL_SQUARE = 10
+_MANAGE = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT, Phase.POST_ROLL})
+_LIFT = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.POST_ROLL})
+_TRADE_WINDOWS = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT})
+
+
+# ---------------------------------------------------------------------------
+# Starting a game and replaying one
+
+
+def new_game(config: TableConfig, players: Sequence[str], seed: int) -> tuple[TableState, list[Event]]:
+    """A new table: its creation events (G1 turn order, the shuffled deck, the first turn)."""
+    n = len(players)
+    if not config.min_players <= n <= config.max_players:
+        raise RuleViolation("X1", f"{config.mode} takes {config.min_players}-{config.max_players} players, not {n}")
+    created = TableCreated(config, seed, tuple(players))
+    state = initial_state(created)
+    ctx = _Ctx(state)
+    ctx.events.append(created)
+    ctx.emit(TurnOrderSet(rng.shuffled(range(n), state.rng_seed, state.rng_counter)))  # type: ignore[arg-type]
+    ctx.emit(DeckShuffled("chance", rng.shuffled(_deck_ids(config), state.rng_seed, state.rng_counter)))
+    ctx.emit(TurnStarted(state.order[0], 1))
+    return state, ctx.events
+
+
+def initial_state(created: TableCreated) -> TableState:
+    """The state right after `TableCreated` (seq 1), before any other event."""
+    cfg = created.config
+    return TableState(
+        config=cfg,
+        seed=created.seed,
+        rng_seed=rng.table_seed(created.seed),
+        rng_counter=0,
+        players=[PlayerState(i, name, cfg.starting_cash) for i, name in enumerate(created.players)],
+        order=list(range(len(created.players))),
+        owner=[BANK] * 40,
+        buildings=[0] * 40,
+        mortgaged_round=[-1] * 40,
+        deck=[],
+        seq=1,
+    )
+
+
+def replay(events: Sequence[Event]) -> TableState:
+    """Rebuild a table's state from its events, from `TableCreated` on."""
+    first = events[0]
+    if not isinstance(first, TableCreated):
+        raise ValueError("a table's events start with TableCreated")
+    state = initial_state(first)
+    for event in events[1:]:
+        evolve(state, event)
+    return state
+
+
+# ---------------------------------------------------------------------------
+# Commands
+
+
+def apply(state: TableState, command: Command) -> list[Event]:
+    """Check `command`, then change `state` by its events and return them.
+
+    Raises `RuleViolation` (state unchanged) when the rules refuse it.
+    """
+    rule = _RULES.get(type(command))
+    if rule is None:
+        raise RuleViolation("G2", f"unknown command {type(command).__name__}")
+    check, effect = rule
+    check(state, command)
+    ctx = _Ctx(state)
+    effect(ctx, command)
+    return ctx.events
+
+
+def decide(state: TableState, command: Command) -> list[Event]:
+    """The events `command` would produce; `state` is left as it was."""
+    return apply(state.copy(), command)
+
+
+def check(state: TableState, command: Command) -> None:
+    """Raise `RuleViolation` unless `command` is legal now."""
+    rule = _RULES.get(type(command))
+    if rule is None:
+        raise RuleViolation("G2", f"unknown command {type(command).__name__}")
+    rule[0](state, command)
+
+
+def legal_commands(state: TableState, seat: int) -> list[Command]:
+    """Every legal command of `seat` now.
+
+    Amount-valued commands are listed at their smallest legal value (a bid at
+    the minimum); trade proposals are not listed (their terms are open).
+    """
+    if state.finished or seat != state.actor:
+        return []
+    phase = state.phase
+    candidates: list[Command] = []
+    if phase is Phase.PRE_ROLL:
+        candidates += [Roll(seat), PayJailFine(seat), UseJailCard(seat)]
+        candidates += [Build(seat, sq) for sq in _owned(state, seat)]
+    elif phase is Phase.BUY:
+        candidates += [BuyProperty(seat), DeclineProperty(seat)]
+    elif phase is Phase.PAYMENT:
+        candidates.append(Pay(seat))
+    elif phase is Phase.AUCTION:
+        assert state.auction is not None
+        candidates += [auctions.Bid(seat, state.auction.min_bid), auctions.PassBid(seat)]
+    elif phase is Phase.CASINO:
+        picks = range(1, 7)
+        for k in range(1, state.config.casino.max_numbers + 1):
+            candidates += [casino.PlaceBet(seat, combo) for combo in combinations(picks, k)]
+        candidates.append(casino.DeclineBet(seat))
+    elif phase is Phase.TRADE:
+        assert state.trade is not None
+        candidates += [AcceptTrade(seat, state.trade.trade_id), DeclineTrade(seat, state.trade.trade_id)]
+    elif phase is Phase.POST_ROLL:
+        candidates.append(EndTurn(seat))
+    if phase in _MANAGE:
+        for sq in _owned(state, seat):
+            candidates += [SellBuilding(seat, sq), Mortgage(seat, sq), LiftMortgage(seat, sq)]
+        candidates.append(Surrender(seat))
+    legal: list[Command] = []
+    for command in candidates:
+        try:
+            check(state, command)
+        except RuleViolation:
+            continue
+        legal.append(command)
+    return legal
+
+
+class _Ctx:
+    """Collects the events of one command, applying each as it is emitted."""
+
+    __slots__ = ("state", "events")
+
+    def __init__(self, state: TableState) -> None:
+        self.state = state
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        _EVOLVE[type(event)](self.state, event)
+        self.state.seq += 1
+        self.events.append(event)
+
+
+# -- checks ------------------------------------------------------------------
+
+
+def _actor(state: TableState, seat: int, *phases: Phase, rule: str = "G2") -> None:
+    if state.finished:
+        raise RuleViolation("D5", "the game is over")
+    if not isinstance(seat, int) or not 0 <= seat < len(state.players):
+        raise RuleViolation("G1", f"there is no seat {seat!r}")
+    if seat != state.actor:
+        raise RuleViolation(rule, f"seat {state.actor} must act now, not seat {seat}")
+    if phases and state.phase not in phases:
+        raise RuleViolation(rule, f"not allowed in the {state.phase} phase")
+
+
+def _property(state: TableState, seat: int, square: int, rule: str) -> None:
+    if not isinstance(square, int) or not 0 <= square < 40:
+        raise RuleViolation("B1", f"there is no square {square!r}")
+    if not state.config.board.squares[square].purchasable:
+        raise RuleViolation(rule, f"square {square} is not a property")
+    if state.owner[square] != seat:
+        raise RuleViolation(rule, f"{state.config.board.squares[square].name} is not yours")
+
+
+def _check_roll(state: TableState, cmd: Roll) -> None:
+    _actor(state, cmd.seat, Phase.PRE_ROLL)
+
+
+def _check_buy(state: TableState, cmd: BuyProperty) -> None:
+    _actor(state, cmd.seat, Phase.BUY, rule="P1")
+    price = state.config.board.squares[state.offer].price
+    if state.players[cmd.seat].cash < price:
+        raise RuleViolation("P1", f"the price is ${price} and you have ${state.players[cmd.seat].cash}")
+
+
+def _check_decline(state: TableState, cmd: DeclineProperty) -> None:
+    _actor(state, cmd.seat, Phase.BUY, rule="P1")
+
+
+def _check_pay(state: TableState, cmd: Pay) -> None:
+    _actor(state, cmd.seat, Phase.PAYMENT, rule="D1")
+    due = state.payments[0].amount
+    cash = state.players[cmd.seat].cash
+    if cash < due:
+        raise RuleViolation("D1", f"${due} is due and you have ${cash}: sell, mortgage, trade or surrender")
+
+
+def _check_jail_fine(state: TableState, cmd: PayJailFine) -> None:
+    _actor(state, cmd.seat, Phase.PRE_ROLL, rule="J2")
+    player = state.players[cmd.seat]
+    if not player.in_jail:
+        raise RuleViolation("J2", "you are not in jail")
+    if player.cash < state.config.jail_fine:
+        raise RuleViolation("J2", f"the fine is ${state.config.jail_fine} and you have ${player.cash}")
+
+
+def _check_jail_card(state: TableState, cmd: UseJailCard) -> None:
+    _actor(state, cmd.seat, Phase.PRE_ROLL, rule="J2")
+    player = state.players[cmd.seat]
+    if not player.in_jail:
+        raise RuleViolation("J2", "you are not in jail")
+    if not player.jail_cards:
+        raise RuleViolation("J2", "you hold no Get Out of Jail Free card")
+
+
+def _check_build(state: TableState, cmd: Build) -> None:
+    cfg = state.config
+    if cfg.build_before_roll_only:
+        _actor(state, cmd.seat, Phase.PRE_ROLL, rule="P9")
+    else:
+        _actor(state, cmd.seat, *_MANAGE, rule="P9")
+    _property(state, cmd.seat, cmd.square, "P5")
+    square = cfg.board.squares[cmd.square]
+    if square.kind is not Kind.PROPERTY:
+        raise RuleViolation("P5", f"{square.name} takes no buildings")
+    members = cfg.board.members[square.group]
+    if not state.owns_group(cmd.seat, square.group):
+        raise RuleViolation("P5", f"you do not own the whole {cfg.board.group_names[square.group - 1]} group")
+    if any(state.mortgaged_round[sq] >= 0 for sq in members):
+        raise RuleViolation("P5", "a property of the group is mortgaged")
+    level = state.buildings[cmd.square]
+    if level >= 5:
+        raise RuleViolation("P7", f"{square.name} already has a hotel")
+    if cfg.even_build and level > min(state.buildings[sq] for sq in members):
+        raise RuleViolation("P6", "build evenly: another property of the group has fewer buildings")
+    limit = cfg.builds_per_group_per_turn
+    if limit is not None and state.builds.count(square.group) >= limit:
+        raise RuleViolation("P9", "one build action per colour group per turn")
+    if state.players[cmd.seat].cash < square.house_cost:
+        raise RuleViolation("P5", f"a building costs ${square.house_cost}")
+
+
+def _check_sell(state: TableState, cmd: SellBuilding) -> None:
+    _actor(state, cmd.seat, *_MANAGE, rule="P8")
+    _property(state, cmd.seat, cmd.square, "P8")
+    level = state.buildings[cmd.square]
+    if level == 0:
+        raise RuleViolation("P8", "there is no building to sell")
+    square = state.config.board.squares[cmd.square]
+    members = state.config.board.members[square.group]
+    if state.config.even_build and level < max(state.buildings[sq] for sq in members):
+        raise RuleViolation("P6", "sell evenly: another property of the group has more buildings")
+
+
+def _check_mortgage(state: TableState, cmd: Mortgage) -> None:
+    _actor(state, cmd.seat, *_MANAGE, rule="M1")
+    _property(state, cmd.seat, cmd.square, "M1")
+    if state.mortgaged_round[cmd.square] >= 0:
+        raise RuleViolation("M1", "already mortgaged")
+    square = state.config.board.squares[cmd.square]
+    if square.kind is Kind.PROPERTY and state.group_has_buildings(square.group):
+        raise RuleViolation("M1", "sell the group's buildings first")
+
+
+def _check_lift(state: TableState, cmd: LiftMortgage) -> None:
+    _actor(state, cmd.seat, *_LIFT, rule="M2")
+    _property(state, cmd.seat, cmd.square, "M2")
+    if state.mortgaged_round[cmd.square] < 0:
+        raise RuleViolation("M2", "not mortgaged")
+    cost = state.config.lift_cost(state.config.board.squares[cmd.square].price)
+    if state.players[cmd.seat].cash < cost:
+        raise RuleViolation("M2", f"lifting costs ${cost}")
+
+
+def _check_end_turn(state: TableState, cmd: EndTurn) -> None:
+    _actor(state, cmd.seat, Phase.POST_ROLL)
+
+
+def _check_surrender(state: TableState, cmd: Surrender) -> None:
+    _actor(state, cmd.seat, *_MANAGE, rule="D2")
+
+
+def _check_bid(state: TableState, cmd: Command) -> None:
+    _actor(state, cmd.seat, Phase.AUCTION, rule="A1")
+    auction = state.auction
+    assert auction is not None
+    auctions.check(auction, cmd, _bid_limit(state, cmd.seat, auction.square))
+
+
+def _check_propose(state: TableState, cmd: ProposeTrade) -> None:
+    _actor(state, cmd.seat, *_TRADE_WINDOWS, rule="T1")
+    limit = state.config.trade.max_proposals_per_turn
+    if limit is not None and state.proposals >= limit:
+        raise RuleViolation("T1", f"at most {limit} trade proposals per turn")
+    validate_terms(state, offer_of(state.next_trade_id, cmd))
+
+
+def _pending_trade(state: TableState, seat: int, trade_id: int) -> TradeOffer:
+    _actor(state, seat, Phase.TRADE, rule="T2")
+    trade = state.trade
+    assert trade is not None
+    if trade_id != trade.trade_id:
+        raise RuleViolation("T2", f"trade {trade_id} is not the open proposal (that is {trade.trade_id})")
+    return trade
+
+
+def _check_accept(state: TableState, cmd: AcceptTrade) -> None:
+    validate_terms(state, _pending_trade(state, cmd.seat, cmd.trade_id))
+
+
+def _check_decline_trade(state: TableState, cmd: DeclineTrade) -> None:
+    _pending_trade(state, cmd.seat, cmd.trade_id)
+
+
+def _check_bet(state: TableState, cmd: casino.PlaceBet) -> None:
+    _actor(state, cmd.seat, Phase.CASINO, rule="K1")
+    rules = state.config.casino
+    casino.check_numbers(tuple(cmd.numbers), rules)
+    if state.players[cmd.seat].cash < rules.stake:
+        raise RuleViolation("K1", f"the stake is ${rules.stake}")
+
+
+def _check_decline_bet(state: TableState, cmd: casino.DeclineBet) -> None:
+    _actor(state, cmd.seat, Phase.CASINO, rule="K1")
+
+
+# -- effects -------------------------------------------------------------------
+
+
+def _do_roll(ctx: _Ctx, cmd: Roll) -> None:
+    state = ctx.state
+    seat = cmd.seat
+    d1 = rng.die(state.rng_seed, state.rng_counter)
+    d2 = rng.die(state.rng_seed, state.rng_counter + 1)
+    player = state.players[seat]
+    was_in_jail = player.in_jail
+    ctx.emit(DiceRolled(seat, d1, d2))
+    if was_in_jail:
+        if d1 == d2:  # J3: free, move by this roll, no further roll
+            ctx.emit(LeftJail(seat, "doubles"))
+        elif player.jail_turns >= state.config.max_jail_turns:  # J4: forced fine, then move
+            _charge(ctx, seat, BANK, state.config.jail_fine, "jail_fine", then_move=True)
+            return
+        else:
+            return
+    elif state.doubles >= 3:  # G4: jail at once, the square is not resolved
+        ctx.emit(SentToJail(seat, "third_doubles"))
+        _end_turn(ctx)
+        return
+    _move(ctx, seat, d1 + d2)
+    _land(ctx, seat)
+
+
+def _do_buy(ctx: _Ctx, cmd: BuyProperty) -> None:
+    square = ctx.state.offer
+    ctx.emit(PropertyBought(cmd.seat, square, ctx.state.config.board.squares[square].price))
+
+
+def _do_decline(ctx: _Ctx, cmd: DeclineProperty) -> None:
+    state = ctx.state
+    square = state.offer
+    ctx.emit(PurchaseDeclined(cmd.seat, square))
+    excluded = cmd.seat if state.config.auction.decliner_excluded else BANK
+    _start_auction(ctx, square, "declined", after=cmd.seat, excluded=excluded)
+
+
+def _do_pay(ctx: _Ctx, cmd: Pay) -> None:
+    due = ctx.state.payments[0]
+    ctx.emit(PaymentMade(due.debtor, due.creditor, due.amount, due.reason))
+    if due.then_move:  # J4: the forced fine is paid, move by the third roll
+        ctx.emit(LeftJail(cmd.seat, "forced_fine"))
+        d1, d2 = ctx.state.dice
+        _move(ctx, cmd.seat, d1 + d2)
+        _land(ctx, cmd.seat)
+
+
+def _do_jail_fine(ctx: _Ctx, cmd: PayJailFine) -> None:
+    ctx.emit(LeftJail(cmd.seat, "fine", ctx.state.config.jail_fine))
+
+
+def _do_jail_card(ctx: _Ctx, cmd: UseJailCard) -> None:
+    ctx.emit(LeftJail(cmd.seat, "card"))
+
+
+def _do_build(ctx: _Ctx, cmd: Build) -> None:
+    state = ctx.state
+    square = state.config.board.squares[cmd.square]
+    ctx.emit(BuildingBuilt(cmd.seat, cmd.square, state.buildings[cmd.square] + 1, square.house_cost))
+
+
+def _do_sell(ctx: _Ctx, cmd: SellBuilding) -> None:
+    state = ctx.state
+    refund = state.config.sale_value(state.config.board.squares[cmd.square].house_cost)
+    ctx.emit(BuildingSold(cmd.seat, cmd.square, state.buildings[cmd.square] - 1, refund))
+
+
+def _do_mortgage(ctx: _Ctx, cmd: Mortgage) -> None:
+    value = ctx.state.config.board.squares[cmd.square].mortgage_value
+    ctx.emit(PropertyMortgaged(cmd.seat, cmd.square, value))
+
+
+def _do_lift(ctx: _Ctx, cmd: LiftMortgage) -> None:
+    cfg = ctx.state.config
+    ctx.emit(MortgageLifted(cmd.seat, cmd.square, cfg.lift_cost(cfg.board.squares[cmd.square].price)))
+
+
+def _do_end_turn(ctx: _Ctx, cmd: EndTurn) -> None:
+    _end_turn(ctx)
+
+
+def _do_surrender(ctx: _Ctx, cmd: Surrender) -> None:
+    state = ctx.state
+    creditor = BANK
+    if state.payments and state.payments[0].debtor == cmd.seat:
+        creditor = state.payments[0].creditor  # D3: surrendering a debt to a player
+    _bankrupt(ctx, cmd.seat, creditor)
+
+
+def _do_bid(ctx: _Ctx, cmd: Command) -> None:
+    state = ctx.state
+    auction = state.auction
+    assert auction is not None
+    reason = auction.reason
+    for event in auctions.decide(auction, cmd, _bid_limit(state, cmd.seat, auction.square)):
+        ctx.emit(event)
+        if isinstance(event, auctions.AuctionSettled):
+            _after_auction(ctx, event, reason)
+
+
+def _do_propose(ctx: _Ctx, cmd: ProposeTrade) -> None:
+    o = offer_of(ctx.state.next_trade_id, cmd)
+    ctx.emit(TradeProposed(o.trade_id, o.proposer, o.counterparty, o.give_cash, o.give_squares,
+                           o.take_cash, o.take_squares))
+
+
+def _do_accept(ctx: _Ctx, cmd: AcceptTrade) -> None:
+    o = ctx.state.trade
+    assert o is not None
+    ctx.emit(TradeExecuted(o.trade_id, o.proposer, o.counterparty, o.give_cash, o.give_squares,
+                           o.take_cash, o.take_squares))
+
+
+def _do_decline_trade(ctx: _Ctx, cmd: DeclineTrade) -> None:
+    ctx.emit(TradeDeclined(cmd.trade_id, cmd.seat))
+
+
+def _do_bet(ctx: _Ctx, cmd: casino.PlaceBet) -> None:
+    state = ctx.state
+    rules = state.config.casino
+    numbers = tuple(sorted(cmd.numbers))
+    ctx.emit(casino.BetPlaced(cmd.seat, numbers, rules.stake, rules.pool_per_bet))
+    die, jackpot_hit = casino.draw(state.rng_seed, state.rng_counter, rules)
+    ctx.emit(casino.settle(cmd.seat, numbers, die, jackpot_hit, state.jackpot, rules, casino.DRAWS_PER_BET))
+
+
+def _do_decline_bet(ctx: _Ctx, cmd: casino.DeclineBet) -> None:
+    ctx.emit(casino.BetDeclined(cmd.seat))
+
+
+# -- shared steps of the effects -------------------------------------------------
+
+
+def _move(ctx: _Ctx, seat: int, steps: int) -> None:
+    """Move forward, paying the salary when passing or landing on start (G5, G6)."""
+    state = ctx.state
+    start = state.players[seat].position
+    end = (start + steps) % 40
+    ctx.emit(Moved(seat, start, end))
+    if start + steps >= 40:
+        cfg = state.config
+        ctx.emit(BankPaid(seat, cfg.salary, "salary"))
+        if end == 0 and cfg.start_bonus:
+            ctx.emit(BankPaid(seat, cfg.start_bonus, "start_bonus"))
+
+
+def _move_to(ctx: _Ctx, seat: int, target: int) -> None:
+    steps = (target - ctx.state.players[seat].position) % 40
+    _move(ctx, seat, steps or 40)
+
+
+def _land(ctx: _Ctx, seat: int, card: Card | None = None) -> None:
+    """Resolve the square the player's token rests on (P1, P2, taxes, C4, K1, G7)."""
+    state = ctx.state
+    pos = state.players[seat].position
+    square = state.config.board.squares[pos]
+    kind = square.kind
+    if kind is Kind.PROPERTY or kind is Kind.RAILROAD or kind is Kind.UTILITY:
+        owner = state.owner[pos]
+        if owner == BANK:
+            ctx.emit(PurchaseOffered(seat, pos, square.price))
+        elif (
+            owner != seat
+            and state.mortgaged_round[pos] < 0
+            and (state.config.rent_while_jailed or not state.players[owner].in_jail)
+        ):
+            _charge(ctx, seat, owner, rent(state, pos, card), "rent")
+    elif kind is Kind.TAX:
+        _charge(ctx, seat, BANK, square.tax, "tax")
+    elif kind is Kind.CHANCE:
+        _draw_chance(ctx, seat)
+    elif kind is Kind.CASINO:
+        if state.config.casino.enabled:
+            ctx.emit(casino.CasinoOpened(seat))
+    elif kind is Kind.GO_TO_JAIL:
+        ctx.emit(SentToJail(seat, "go_to_jail"))
+        _end_turn(ctx)
+
+
+def rent(state: TableState, square: int, card: Card | None = None) -> int:
+    """The rent due on `square` now (P2-P4); `card` is a chance card that moved the payer."""
+    cfg = state.config
+    board = cfg.board
+    sq = board.squares[square]
+    owner = state.owner[square]
+    if sq.kind is Kind.PROPERTY:
+        level = state.buildings[square]
+        if level:
+            return sq.rents[level]
+        return sq.rents[0] * (2 if state.owns_group(owner, sq.group) else 1)  # P3
+    if sq.kind is Kind.RAILROAD:
+        count = sum(1 for s in board.purchasable if state.owner[s] == owner and board.squares[s].kind is Kind.RAILROAD)
+        return board.railroad_rents[count - 1] * (card.multiplier if card else 1)
+    count = sum(1 for s in board.purchasable if state.owner[s] == owner and board.squares[s].kind is Kind.UTILITY)
+    multiplier = board.utility_multipliers[-1] if card else board.utility_multipliers[count - 1]
+    return sum(state.dice) * multiplier
+
+
+def _charge(ctx: _Ctx, debtor: int, creditor: int, amount: int, reason: str, then_move: bool = False) -> None:
+    """A mandatory payment: pending until paid (D1), or bankruptcy if it cannot be raised (D2)."""
+    if amount <= 0:
+        return
+    state = ctx.state
+    owed = amount + sum(p.amount for p in state.payments if p.debtor == debtor)
+    if state.raisable(debtor) < owed:
+        _bankrupt(ctx, debtor, creditor)
+        return
+    ctx.emit(PaymentDue(debtor, creditor, amount, reason, then_move))
+
+
+def _draw_chance(ctx: _Ctx, seat: int) -> None:
+    state = ctx.state
+    cfg = state.config
+    if not state.deck:  # C4: reshuffled when empty (kept jail cards stay out)
+        held = {c for p in state.players for c in p.jail_cards}
+        pile = tuple(c for c in _deck_ids(cfg) if c not in held)
+        ctx.emit(DeckShuffled("chance", rng.shuffled(pile, state.rng_seed, state.rng_counter)))
+    card = cfg.chance_deck[state.deck[0]]
+    ctx.emit(CardDrawn(seat, "chance", card.id))
+    effect = card.effect
+    if effect is Effect.BANK_PAYS:
+        ctx.emit(BankPaid(seat, card.amount, "card"))
+    elif effect is Effect.PAY_BANK:
+        _charge(ctx, seat, BANK, card.amount, "card")
+    elif effect is Effect.COLLECT_EACH:
+        for other in _others(state, seat):
+            _charge(ctx, other, seat, card.amount, "card")
+    elif effect is Effect.PAY_EACH:
+        others = _others(state, seat)
+        if state.raisable(seat) < card.amount * len(others):
+            _bankrupt(ctx, seat, BANK)  # decision: several creditors -> bankrupt to the bank
+            return
+        for other in others:
+            ctx.emit(PaymentDue(seat, other, card.amount, "card"))
+    elif effect is Effect.ADVANCE_TO:
+        _move_to(ctx, seat, card.target)
+        _land(ctx, seat)
+    elif effect is Effect.GO_TO_JAIL:
+        ctx.emit(SentToJail(seat, "card"))
+        _end_turn(ctx)
+    elif effect is Effect.NEAREST_RAILROAD or effect is Effect.NEAREST_UTILITY:
+        kind = Kind.RAILROAD if effect is Effect.NEAREST_RAILROAD else Kind.UTILITY
+        _move_to(ctx, seat, _nearest(state, state.players[seat].position, kind))
+        _land(ctx, seat, card)
+    elif effect is Effect.BACK:
+        start = state.players[seat].position
+        ctx.emit(Moved(seat, start, (start - card.amount) % 40))
+        _land(ctx, seat)
+    elif effect is Effect.REPAIRS:
+        houses = hotels = 0
+        for sq in cfg.board.purchasable:
+            if state.owner[sq] == seat:
+                level = state.buildings[sq]
+                if level == 5:
+                    hotels += 1
+                else:
+                    houses += level
+        _charge(ctx, seat, BANK, houses * card.amount + hotels * card.amount2, "repairs")
+    # JAIL_FREE: kept by the drawer (evolve); nothing else happens.
+
+
+def _start_auction(ctx: _Ctx, square: int, reason: str, after: int, excluded: int) -> None:
+    state = ctx.state
+    order = state.active_seats
+    i = order.index(after) if after in order else -1
+    rotated = order[i + 1:] + order[: i + 1]
+    bidders = tuple(s for s in rotated if s != excluded)
+    auction_id = state.next_auction_id
+    if not bidders:
+        settled = auctions.AuctionSettled(auction_id, square, BANK, 0)
+        ctx.emit(settled)
+        _after_auction(ctx, settled, reason)
+        return
+    rules = state.config.auction
+    price = state.config.board.squares[square].price
+    start = price if rules.start_at_price or reason == "mortgage_expired" else rules.min_first_bid
+    ctx.emit(auctions.AuctionStarted(auction_id, square, reason, bidders, start, rules.increment))
+
+
+def _after_auction(ctx: _Ctx, settled: auctions.AuctionSettled, reason: str) -> None:
+    if settled.winner != BANK:
+        _charge(ctx, settled.winner, BANK, settled.price, "auction")  # A3
+    if reason == "mortgage_expired":
+        _expire_mortgages(ctx)
+
+
+def _bid_limit(state: TableState, seat: int, square: int) -> int:
+    """A3: the most a bidder could pay, the won square's mortgage value included."""
+    owed = sum(p.amount for p in state.payments if p.debtor == seat)
+    return state.raisable(seat) - owed + state.config.board.squares[square].mortgage_value
+
+
+def _expire_mortgages(ctx: _Ctx) -> None:
+    """M3: the current player's first mortgage older than the limit goes to auction."""
+    state = ctx.state
+    limit = state.config.mortgage_expiry_rounds
+    if limit is None or state.auction is not None or state.finished:
+        return
+    seat = state.current
+    for sq in state.config.board.purchasable:
+        if state.owner[sq] == seat and 0 <= state.mortgaged_round[sq] <= state.round - limit:
+            ctx.emit(MortgageExpired(seat, sq))
+            _start_auction(ctx, sq, "mortgage_expired", after=seat, excluded=BANK)
+            return
+
+
+def _bankrupt(ctx: _Ctx, seat: int, creditor: int) -> None:
+    """D2-D5: out of the game; the last player left wins."""
+    state = ctx.state
+    was_current = seat == state.current
+    ctx.emit(PlayerBankrupt(seat, creditor, len(state.active_seats)))
+    active = state.active_seats
+    if len(active) == 1:
+        places = tuple(p.place if p.bankrupt else 1 for p in state.players)
+        ctx.emit(GameEnded(active[0], places, "last_player"))
+    elif was_current:
+        _end_turn(ctx)
+
+
+def _end_turn(ctx: _Ctx) -> None:
+    state = ctx.state
+    ctx.emit(TurnEnded(state.current))
+    order = state.order
+    i = order.index(state.current)
+    n = len(order)
+    for k in range(1, n + 1):
+        if not state.players[order[(i + k) % n]].bankrupt:
+            break
+    new_round = state.round + (1 if i + k >= n else 0)
+    cap = state.config.round_cap
+    if cap is not None and new_round > cap:
+        _end_by_worth(ctx, "round_cap")
+        return
+    ctx.emit(TurnStarted(order[(i + k) % n], new_round))
+    _expire_mortgages(ctx)
+
+
+def _end_by_worth(ctx: _Ctx, reason: str) -> None:
+    state = ctx.state
+    active = state.active_seats
+    ranked = sorted(active, key=lambda s: (-state.net_worth(s), active.index(s)))
+    places = [p.place for p in state.players]
+    for place, seat in enumerate(ranked, start=1):
+        places[seat] = place
+    ctx.emit(GameEnded(ranked[0], tuple(places), reason))
+
+
+def _others(state: TableState, seat: int) -> list[int]:
+    """The other active players in turn order, starting after `seat`."""
+    order = state.active_seats
+    i = order.index(seat)
+    return order[i + 1:] + order[:i]
+
+
+def _nearest(state: TableState, start: int, kind: Kind) -> int:
+    squares = state.config.board.squares
+    for step in range(1, 41):
+        sq = (start + step) % 40
+        if squares[sq].kind is kind:
+            return sq
+    raise ValueError(f"no {kind} square on the board")
+
+
+def _owned(state: TableState, seat: int) -> list[int]:
+    return [sq for sq in state.config.board.purchasable if state.owner[sq] == seat]
+
+
+def _deck_ids(cfg: TableConfig) -> tuple[int, ...]:
+    return tuple(card.id for card in cfg.chance_deck)
+
+
+# ---------------------------------------------------------------------------
+# Events
+
+
+def evolve(state: TableState, event: Event) -> TableState:
+    """Apply one event to `state` in place and return it (like python-chess's `push`)."""
+    fn = _EVOLVE.get(type(event))
+    if fn is None:
+        raise TypeError(f"not a table event after creation: {type(event).__name__}")
+    fn(state, event)
+    state.seq += 1
+    return state
+
+
+def _ev_turn_order(s: TableState, e: TurnOrderSet) -> None:
+    s.order = list(e.order)
+    s.rng_counter += rng.shuffle_draws(len(e.order))
+
+
+def _ev_deck(s: TableState, e: DeckShuffled) -> None:
+    s.deck = list(e.cards)
+    s.rng_counter += rng.shuffle_draws(len(e.cards))
+
+
+def _ev_turn_started(s: TableState, e: TurnStarted) -> None:
+    s.current = e.seat
+    s.round = e.round
+    s.turn_no += 1
+    s.rolled = False
+    s.roll_again = False
+    s.doubles = 0
+    s.builds.clear()
+    s.proposals = 0
+
+
+def _ev_dice(s: TableState, e: DiceRolled) -> None:
+    s.rng_counter += 2
+    s.rolled = True
+    s.dice = (e.d1, e.d2)
+    player = s.players[e.seat]
+    double = e.d1 == e.d2
+    if player.in_jail:
+        s.roll_again = False  # J3
+        if not double:
+            player.jail_turns += 1
+    else:
+        if double:
+            s.doubles += 1
+        s.roll_again = double and s.doubles < 3  # G3, G4
+
+
+def _ev_moved(s: TableState, e: Moved) -> None:
+    s.players[e.seat].position = e.to_square
+
+
+def _ev_bank_paid(s: TableState, e: BankPaid) -> None:
+    s.players[e.seat].cash += e.amount
+    s.bank_out += e.amount
+
+
+def _ev_offered(s: TableState, e: PurchaseOffered) -> None:
+    s.offer = e.square
+
+
+def _ev_bought(s: TableState, e: PropertyBought) -> None:
+    s.owner[e.square] = e.seat
+    s.players[e.seat].cash -= e.price
+    s.bank_in += e.price
+    s.offer = -1
+
+
+def _ev_declined(s: TableState, e: PurchaseDeclined) -> None:
+    s.offer = -1
+
+
+def _ev_payment_due(s: TableState, e: PaymentDue) -> None:
+    s.payments.append(Payment(e.debtor, e.creditor, e.amount, e.reason, e.then_move))
+
+
+def _ev_payment_made(s: TableState, e: PaymentMade) -> None:
+    s.payments.pop(0)
+    s.players[e.debtor].cash -= e.amount
+    if e.creditor == BANK:
+        s.bank_in += e.amount
+    else:
+        s.players[e.creditor].cash += e.amount
+
+
+def _ev_card(s: TableState, e: CardDrawn) -> None:
+    card_id = s.deck.pop(0)
+    if s.config.chance_deck[card_id].effect is Effect.JAIL_FREE:
+        s.players[e.seat].jail_cards.append(card_id)
+
+
+def _ev_jailed(s: TableState, e: SentToJail) -> None:
+    player = s.players[e.seat]
+    player.position = JAIL_SQUARE
+    player.in_jail = True
+    player.jail_turns = 0
+    s.roll_again = False
+
+
+def _ev_left_jail(s: TableState, e: LeftJail) -> None:
+    player = s.players[e.seat]
+    player.in_jail = False
+    player.jail_turns = 0
+    if e.how == "card":  # C3/C4: the used card goes to the bottom of the pile
+        s.deck.append(player.jail_cards.pop(0))
+    if e.fine:
+        player.cash -= e.fine
+        s.bank_in += e.fine
+
+
+def _ev_built(s: TableState, e: BuildingBuilt) -> None:
+    s.buildings[e.square] = e.level
+    s.players[e.seat].cash -= e.cost
+    s.bank_in += e.cost
+    s.builds.append(s.config.board.squares[e.square].group)
+
+
+def _ev_sold(s: TableState, e: BuildingSold) -> None:
+    s.buildings[e.square] = e.level
+    s.players[e.seat].cash += e.refund
+    s.bank_out += e.refund
+
+
+def _ev_mortgaged(s: TableState, e: PropertyMortgaged) -> None:
+    s.mortgaged_round[e.square] = s.round
+    s.players[e.seat].cash += e.amount
+    s.bank_out += e.amount
+
+
+def _ev_lifted(s: TableState, e: MortgageLifted) -> None:
+    s.mortgaged_round[e.square] = -1
+    s.players[e.seat].cash -= e.cost
+    s.bank_in += e.cost
+
+
+def _ev_expired(s: TableState, e: MortgageExpired) -> None:
+    s.owner[e.square] = BANK
+    s.mortgaged_round[e.square] = -1
+
+
+def _ev_auction_started(s: TableState, e: auctions.AuctionStarted) -> None:
+    s.auction = auctions.open_auction(e)
+    s.next_auction_id = e.auction_id + 1
+
+
+def _ev_auction_move(s: TableState, e: Event) -> None:
+    assert s.auction is not None
+    auctions.evolve(s.auction, e)
+
+
+def _ev_auction_settled(s: TableState, e: auctions.AuctionSettled) -> None:
+    s.auction = None
+    s.next_auction_id = max(s.next_auction_id, e.auction_id + 1)
+    if e.winner != BANK:
+        s.owner[e.square] = e.winner
+
+
+def _ev_trade_proposed(s: TableState, e: TradeProposed) -> None:
+    s.trade = TradeOffer(e.trade_id, e.proposer, e.counterparty, e.give_cash, e.give_squares,
+                         e.take_cash, e.take_squares)
+    s.proposals += 1
+    s.next_trade_id = e.trade_id + 1
+
+
+def _ev_trade_executed(s: TableState, e: TradeExecuted) -> None:
+    apply_offer(s, e)
+    s.trade = None
+
+
+def _ev_trade_declined(s: TableState, e: TradeDeclined) -> None:
+    s.trade = None
+
+
+def _ev_casino_opened(s: TableState, e: casino.CasinoOpened) -> None:
+    s.casino = True
+
+
+def _ev_bet_placed(s: TableState, e: casino.BetPlaced) -> None:
+    s.players[e.seat].cash -= e.stake
+    s.bank_in += e.stake
+    s.jackpot += e.pool_add
+    s.bank_out += e.pool_add
+
+
+def _ev_bet_settled(s: TableState, e: casino.BetSettled) -> None:
+    s.players[e.seat].cash += e.payout + e.jackpot
+    s.bank_out += e.payout
+    s.jackpot -= e.jackpot
+    s.casino = False
+    s.rng_counter += e.draws
+
+
+def _ev_bet_declined(s: TableState, e: casino.BetDeclined) -> None:
+    s.casino = False
+
+
+def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
+    """D3/D4 (online): to a player, buildings are sold to the bank first and
+    everything goes to the creditor; to the bank, the properties return
+    unowned, without buildings or mortgages."""
+    cfg = s.config
+    player = s.players[e.seat]
+    to_player = e.creditor != BANK
+    for sq in cfg.board.purchasable:
+        if s.owner[sq] != e.seat:
+            continue
+        level = s.buildings[sq]
+        if level:
+            if to_player:
+                refund = level * cfg.sale_value(cfg.board.squares[sq].house_cost)
+                player.cash += refund
+                s.bank_out += refund
+            s.buildings[sq] = 0
+        if to_player:
+            s.owner[sq] = e.creditor
+        else:
+            s.owner[sq] = BANK
+            s.mortgaged_round[sq] = -1
+    if to_player:
+        s.players[e.creditor].cash += player.cash
+    else:
+        s.bank_in += player.cash
+    player.cash = 0
+    s.deck.extend(player.jail_cards)
+    player.jail_cards.clear()
+    player.bankrupt = True
+    player.in_jail = False
+    player.place = e.place
+    s.eliminated.append(e.seat)
+    s.payments = [p for p in s.payments if p.debtor != e.seat and p.creditor != e.seat]
+    if s.trade is not None and e.seat in (s.trade.proposer, s.trade.counterparty):
+        s.trade = None
+    if e.seat == s.current:
+        s.offer = -1
+        s.casino = False
+        s.roll_again = False
+
+
+def _ev_turn_ended(s: TableState, e: TurnEnded) -> None:
+    pass
+
+
+def _ev_game_ended(s: TableState, e: GameEnded) -> None:
+    s.finished = True
+    s.winner = e.winner
+    s.end_reason = e.reason
+    for player, place in zip(s.players, e.places, strict=True):
+        player.place = place
+
+
+_EVOLVE: dict[type, Callable[[TableState, Any], None]] = {
+    TurnOrderSet: _ev_turn_order,
+    DeckShuffled: _ev_deck,
+    TurnStarted: _ev_turn_started,
+    DiceRolled: _ev_dice,
+    Moved: _ev_moved,
+    BankPaid: _ev_bank_paid,
+    PurchaseOffered: _ev_offered,
+    PropertyBought: _ev_bought,
+    PurchaseDeclined: _ev_declined,
+    PaymentDue: _ev_payment_due,
+    PaymentMade: _ev_payment_made,
+    CardDrawn: _ev_card,
+    SentToJail: _ev_jailed,
+    LeftJail: _ev_left_jail,
+    BuildingBuilt: _ev_built,
+    BuildingSold: _ev_sold,
+    PropertyMortgaged: _ev_mortgaged,
+    MortgageLifted: _ev_lifted,
+    MortgageExpired: _ev_expired,
+    auctions.AuctionStarted: _ev_auction_started,
+    auctions.BidPlaced: _ev_auction_move,
+    auctions.BidPassed: _ev_auction_move,
+    auctions.AuctionSettled: _ev_auction_settled,
+    TradeProposed: _ev_trade_proposed,
+    TradeExecuted: _ev_trade_executed,
+    TradeDeclined: _ev_trade_declined,
+    casino.CasinoOpened: _ev_casino_opened,
+    casino.BetPlaced: _ev_bet_placed,
+    casino.BetSettled: _ev_bet_settled,
+    casino.BetDeclined: _ev_bet_declined,
+    PlayerBankrupt: _ev_bankrupt,
+    TurnEnded: _ev_turn_ended,
+    GameEnded: _ev_game_ended,
+}
+
+_RULES: dict[type, tuple[Callable[[TableState, Any], None], Callable[[_Ctx, Any], None]]] = {
+    Roll: (_check_roll, _do_roll),
+    BuyProperty: (_check_buy, _do_buy),
+    DeclineProperty: (_check_decline, _do_decline),
+    Pay: (_check_pay, _do_pay),
+    PayJailFine: (_check_jail_fine, _do_jail_fine),
+    UseJailCard: (_check_jail_card, _do_jail_card),
+    Build: (_check_build, _do_build),
+    SellBuilding: (_check_sell, _do_sell),
+    Mortgage: (_check_mortgage, _do_mortgage),
+    LiftMortgage: (_check_lift, _do_lift),
+    EndTurn: (_check_end_turn, _do_end_turn),
+    Surrender: (_check_surrender, _do_surrender),
+    auctions.Bid: (_check_bid, _do_bid),
+    auctions.PassBid: (_check_bid, _do_bid),
+    ProposeTrade: (_check_propose, _do_propose),
+    AcceptTrade: (_check_accept, _do_accept),
+    DeclineTrade: (_check_decline_trade, _do_decline_trade),
+    casino.PlaceBet: (_check_bet, _do_bet),
+    casino.DeclineBet: (_check_decline_bet, _do_decline_bet),
+}
+
+#: Every event type the engine emits, by name (for serialization).
+EVENT_TYPES: dict[str, type] = {cls.__name__: cls for cls in (TableCreated, *_EVOLVE)}
+#: Every command type the engine takes, by name.
+COMMAND_TYPES: dict[str, type] = {cls.__name__: cls for cls in _RULES}

@@ -1,0 +1,66 @@
+"""Invariants the tests check after every event (DESIGN: money, owners, buildings, seq)."""
+
+from __future__ import annotations
+
+from .board import Kind
+from .state import BANK, TableState
+
+
+class InvariantBroken(AssertionError):
+    pass
+
+
+def check_invariants(state: TableState, events_applied: int | None = None) -> None:
+    """Raise `InvariantBroken` naming the first invariant `state` breaks."""
+    cfg = state.config
+    board = cfg.board
+    players = state.players
+
+    def fail(msg: str) -> None:
+        raise InvariantBroken(f"seq {state.seq}: {msg}")
+
+    # Money is conserved against the bank ledger.
+    held = sum(p.cash for p in players) + state.jackpot
+    issued = cfg.starting_cash * len(players) + state.bank_out - state.bank_in
+    if held != issued:
+        fail(f"money: players + pool hold {held}, the ledger says {issued}")
+    for p in players:
+        if p.cash < 0:
+            fail(f"seat {p.seat} has negative cash {p.cash}")
+        if p.bankrupt and (p.cash or p.jail_cards or any(o == p.seat for o in state.owner)):
+            fail(f"bankrupt seat {p.seat} still holds assets")
+    if state.jackpot < 0:
+        fail("negative jackpot pool")
+
+    # At most one owner per property, and only active players own.
+    for sq, square in enumerate(board.squares):
+        owner = state.owner[sq]
+        if owner != BANK and (not square.purchasable or players[owner].bankrupt):
+            fail(f"square {sq} owned by {owner}")
+        if state.mortgaged_round[sq] >= 0 and owner == BANK:
+            fail(f"square {sq} mortgaged but unowned")
+        level = state.buildings[sq]
+        if level and (square.kind is not Kind.PROPERTY or not 0 < level <= 5):
+            fail(f"square {sq} has {level} buildings")
+
+    # Buildings only on whole unmortgaged groups, even where required.
+    for group in range(1, len(board.members)):
+        members = board.members[group]
+        levels = [state.buildings[sq] for sq in members]
+        if not any(levels):
+            continue
+        owners = {state.owner[sq] for sq in members}
+        if len(owners) != 1 or BANK in owners:
+            fail(f"group {group} has buildings but {len(owners)} owners")
+        if any(state.mortgaged_round[sq] >= 0 for sq in members):
+            fail(f"group {group} has buildings and a mortgage")
+        if cfg.even_build and max(levels) - min(levels) > 1:
+            fail(f"group {group} built unevenly: {levels}")
+
+    # Cards: the pile and the held cards never hold a card twice.
+    cards = list(state.deck) + [c for p in players for c in p.jail_cards]
+    if len(cards) != len(set(cards)):
+        fail("a chance card is in two places")
+
+    if events_applied is not None and state.seq != events_applied:
+        fail(f"seq {state.seq} but {events_applied} events applied")

@@ -1,0 +1,224 @@
+"""The table state: everything needed to continue a game, and nothing derived.
+
+The phase and the player who must act are computed from what is pending
+(a trade, payments, an auction, a casino bet, a purchase offer), so they can
+never disagree with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from .config import TableConfig
+
+BANK = -1  # creditor / owner "the bank"
+
+
+class Phase(StrEnum):
+    PRE_ROLL = "pre_roll"  # G2: before rolling (also between rolls after doubles)
+    BUY = "buy"  # P1: deciding a purchase
+    AUCTION = "auction"  # A1: bidding
+    PAYMENT = "payment"  # D1: a mandatory payment is pending
+    CASINO = "casino"  # K1: bet or decline
+    TRADE = "trade"  # T2: the other side accepts or declines
+    POST_ROLL = "post_roll"  # G2: optional actions, then end turn
+    GAME_OVER = "game_over"  # D5
+
+
+@dataclass(slots=True)
+class PlayerState:
+    seat: int
+    name: str
+    cash: int
+    position: int = 0
+    in_jail: bool = False
+    jail_turns: int = 0  # J4: failed rolls so far in this stay
+    jail_cards: list[int] = field(default_factory=list)  # ids of kept Get Out of Jail Free cards
+    bankrupt: bool = False
+    place: int = 0  # D5: final place, 0 while playing
+
+    def copy(self) -> PlayerState:
+        return PlayerState(
+            self.seat, self.name, self.cash, self.position, self.in_jail, self.jail_turns,
+            list(self.jail_cards), self.bankrupt, self.place,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Payment:
+    """A mandatory payment waiting for the debtor's `Pay` (D1)."""
+
+    debtor: int
+    creditor: int  # seat, or BANK
+    amount: int
+    reason: str
+    #: J4: after this payment the debtor moves by the dice of the roll.
+    then_move: bool = False
+
+
+@dataclass(slots=True)
+class AuctionState:
+    """A running auction (A1-A3); the pure auction module owns its transitions."""
+
+    auction_id: int
+    square: int
+    reason: str
+    bidders: list[int]  # seats in bidding order
+    out: list[bool]  # passed, per bidder index
+    turn: int  # index into bidders of who bids now
+    start_price: int
+    increment: int
+    high_bid: int = 0
+    high_bidder: int = BANK
+
+    def copy(self) -> AuctionState:
+        return AuctionState(
+            self.auction_id, self.square, self.reason, list(self.bidders), list(self.out), self.turn,
+            self.start_price, self.increment, self.high_bid, self.high_bidder,
+        )
+
+    @property
+    def bidder(self) -> int:
+        return self.bidders[self.turn]
+
+    @property
+    def min_bid(self) -> int:
+        return self.start_price if self.high_bidder == BANK else self.high_bid + self.increment
+
+
+@dataclass(frozen=True, slots=True)
+class TradeOffer:
+    """T2: cash and properties from each side; `give_*` leave the proposer."""
+
+    trade_id: int
+    proposer: int
+    counterparty: int
+    give_cash: int
+    give_squares: tuple[int, ...]
+    take_cash: int
+    take_squares: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class TableState:
+    config: TableConfig
+    seed: int
+    rng_seed: int
+    rng_counter: int
+    players: list[PlayerState]
+    order: list[int]  # G1: seats in turn order
+    owner: list[int]  # per square: seat or BANK
+    buildings: list[int]  # per square: 0..4 houses, 5 = hotel
+    mortgaged_round: list[int]  # per square: round it was mortgaged in, -1 if not mortgaged
+    deck: list[int]  # chance draw pile, top first
+    current: int = -1  # seat whose turn it is
+    round: int = 0
+    turn_no: int = 0
+    rolled: bool = False
+    roll_again: bool = False  # G3
+    doubles: int = 0  # G4: doubles rolled this turn
+    dice: tuple[int, int] = (0, 0)
+    builds: list[int] = field(default_factory=list)  # P9: groups built in this turn
+    proposals: int = 0  # T1: proposals this turn
+    offer: int = -1  # P1: square offered for purchase
+    payments: list[Payment] = field(default_factory=list)
+    auction: AuctionState | None = None
+    casino: bool = False  # K1: a bet is open for the current player
+    trade: TradeOffer | None = None
+    next_auction_id: int = 1
+    next_trade_id: int = 1
+    jackpot: int = 0  # K4
+    bank_in: int = 0  # money paid to the bank so far
+    bank_out: int = 0  # money paid by the bank so far
+    seq: int = 0  # events applied
+    eliminated: list[int] = field(default_factory=list)  # D5: seats in order of elimination
+    winner: int = -1
+    finished: bool = False
+    end_reason: str = ""
+
+    # -- derived -----------------------------------------------------------
+    @property
+    def phase(self) -> Phase:
+        if self.finished:
+            return Phase.GAME_OVER
+        if self.trade is not None:
+            return Phase.TRADE
+        if self.payments:
+            return Phase.PAYMENT
+        if self.auction is not None:
+            return Phase.AUCTION
+        if self.casino:
+            return Phase.CASINO
+        if self.offer >= 0:
+            return Phase.BUY
+        if not self.rolled or self.roll_again:
+            return Phase.PRE_ROLL
+        return Phase.POST_ROLL
+
+    @property
+    def actor(self) -> int:
+        """The seat whose decision the game waits for (-1 when the game is over)."""
+        if self.finished:
+            return -1
+        if self.trade is not None:
+            return self.trade.counterparty
+        if self.payments:
+            return self.payments[0].debtor
+        if self.auction is not None:
+            return self.auction.bidder
+        return self.current
+
+    @property
+    def active_seats(self) -> list[int]:
+        """Seats still playing, in turn order."""
+        players = self.players
+        return [s for s in self.order if not players[s].bankrupt]
+
+    def group_members(self, group: int) -> tuple[int, ...]:
+        return self.config.board.members[group]
+
+    def owns_group(self, seat: int, group: int) -> bool:
+        owner = self.owner
+        return all(owner[sq] == seat for sq in self.config.board.members[group])
+
+    def group_has_buildings(self, group: int) -> bool:
+        b = self.buildings
+        return any(b[sq] for sq in self.config.board.members[group])
+
+    def raisable(self, seat: int) -> int:
+        """D2: cash plus everything selling buildings and mortgaging could raise."""
+        cfg = self.config
+        total = self.players[seat].cash
+        for sq in cfg.board.purchasable:
+            if self.owner[sq] != seat:
+                continue
+            square = cfg.board.squares[sq]
+            total += self.buildings[sq] * cfg.sale_value(square.house_cost)
+            if self.mortgaged_round[sq] < 0:
+                total += square.mortgage_value
+        return total
+
+    def net_worth(self, seat: int) -> int:
+        """H6 valuation: cash + price (mortgaged: half) + buildings at cost."""
+        squares = self.config.board.squares
+        total = self.players[seat].cash
+        for sq in self.config.board.purchasable:
+            if self.owner[sq] == seat:
+                s = squares[sq]
+                total += s.price // 2 if self.mortgaged_round[sq] >= 0 else s.price
+                total += self.buildings[sq] * s.house_cost
+        return total
+
+    def copy(self) -> TableState:
+        """An independent copy (the config and other frozen values are shared)."""
+        return TableState(
+            self.config, self.seed, self.rng_seed, self.rng_counter,
+            [p.copy() for p in self.players], list(self.order), list(self.owner), list(self.buildings),
+            list(self.mortgaged_round), list(self.deck), self.current, self.round, self.turn_no,
+            self.rolled, self.roll_again, self.doubles, self.dice, list(self.builds), self.proposals,
+            self.offer, list(self.payments), self.auction.copy() if self.auction else None, self.casino,
+            self.trade, self.next_auction_id, self.next_trade_id, self.jackpot, self.bank_in,
+            self.bank_out, self.seq, list(self.eliminated), self.winner, self.finished, self.end_reason,
+        )
+

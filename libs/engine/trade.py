@@ -1,0 +1,133 @@
+"""The trade sub-protocol (T1-T5) as pure functions over the table state.
+
+`validate_terms` is the whole T2-T5 check; the table uses it when a trade
+is proposed and again when it is accepted, and the trade service uses the
+same function on its projection of the table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .board import Kind
+from .commands import Command
+from .errors import RuleViolation
+from .events import Event
+from .state import TableState, TradeOffer
+
+
+@dataclass(frozen=True, slots=True)
+class ProposeTrade(Command):
+    seat: int
+    counterparty: int
+    give_cash: int = 0
+    give_squares: tuple[int, ...] = ()
+    take_cash: int = 0
+    take_squares: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptTrade(Command):
+    seat: int
+    trade_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineTrade(Command):
+    seat: int
+    trade_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class TradeProposed(Event):
+    trade_id: int
+    proposer: int
+    counterparty: int
+    give_cash: int
+    give_squares: tuple[int, ...]
+    take_cash: int
+    take_squares: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TradeExecuted(Event):
+    trade_id: int
+    proposer: int
+    counterparty: int
+    give_cash: int
+    give_squares: tuple[int, ...]
+    take_cash: int
+    take_squares: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TradeDeclined(Event):
+    trade_id: int
+    seat: int
+
+
+def offer_of(trade_id: int, cmd: ProposeTrade) -> TradeOffer:
+    return TradeOffer(
+        trade_id, cmd.seat, cmd.counterparty, cmd.give_cash, tuple(cmd.give_squares),
+        cmd.take_cash, tuple(cmd.take_squares),
+    )
+
+
+def side_value(state: TableState, cash: int, squares: tuple[int, ...]) -> int:
+    """T5: money plus printed prices."""
+    board = state.config.board.squares
+    return cash + sum(board[sq].price for sq in squares)
+
+
+def validate_terms(state: TableState, offer: TradeOffer, teammates: bool = False) -> None:
+    """Raise `RuleViolation` unless the terms are a legal trade in `state` (T2-T5)."""
+    proposer, other = offer.proposer, offer.counterparty
+    players = state.players
+    if other == proposer:
+        raise RuleViolation("T2", "a trade needs two different players")
+    if not 0 <= other < len(players) or players[other].bankrupt:
+        raise RuleViolation("T2", f"seat {other} is not an active player")
+    if offer.give_cash < 0 or offer.take_cash < 0:
+        raise RuleViolation("T2", "cash in a trade cannot be negative")
+    if not (offer.give_cash or offer.take_cash or offer.give_squares or offer.take_squares):
+        raise RuleViolation("T2", "an empty trade")
+    if offer.give_cash > players[proposer].cash:
+        raise RuleViolation("T2", f"seat {proposer} has only ${players[proposer].cash}")
+    if offer.take_cash > players[other].cash:
+        raise RuleViolation("T2", f"seat {other} has only ${players[other].cash}")
+    squares = offer.give_squares + offer.take_squares
+    if len(set(squares)) != len(squares):
+        raise RuleViolation("T2", "a square appears twice in the trade")
+    board = state.config.board.squares
+    cfg = state.config.trade
+    for side, owner in ((offer.give_squares, proposer), (offer.take_squares, other)):
+        for sq in side:
+            if not 0 <= sq < len(board) or not board[sq].purchasable:
+                raise RuleViolation("T2", f"square {sq} is not a property")
+            if state.owner[sq] != owner:
+                raise RuleViolation("T2", f"{board[sq].name} is not owned by seat {owner}")
+            if board[sq].kind is Kind.PROPERTY and state.group_has_buildings(board[sq].group):
+                raise RuleViolation("T3", f"{board[sq].name}'s colour group has buildings: sell them first")
+            if state.mortgaged_round[sq] >= 0 and not (cfg.mortgaged_tradeable or teammates):
+                raise RuleViolation("T4", f"{board[sq].name} is mortgaged and cannot be traded")
+    if cfg.min_balance_percent is not None and not teammates:
+        give = side_value(state, offer.give_cash, offer.give_squares)
+        take = side_value(state, offer.take_cash, offer.take_squares)
+        small, large = min(give, take), max(give, take)
+        if small * 100 < large * cfg.min_balance_percent:
+            raise RuleViolation(
+                "T5", f"unbalanced trade: ${small} against ${large} (the smaller side must be "
+                f"at least {cfg.min_balance_percent}% of the larger)"
+            )
+
+
+def apply_offer(state: TableState, offer: TradeOffer | TradeExecuted) -> None:
+    """Move the cash and properties of an executed trade, in place."""
+    players = state.players
+    p, o = players[offer.proposer], players[offer.counterparty]
+    p.cash += offer.take_cash - offer.give_cash
+    o.cash += offer.give_cash - offer.take_cash
+    for sq in offer.give_squares:
+        state.owner[sq] = offer.counterparty
+    for sq in offer.take_squares:
+        state.owner[sq] = offer.proposer
