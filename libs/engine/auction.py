@@ -15,18 +15,18 @@ from .events import Event
 from .state import BANK, AuctionState
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Bid(Command):
     seat: int
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PassBid(Command):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AuctionStarted(Event):
     auction_id: int
     square: int
@@ -36,20 +36,20 @@ class AuctionStarted(Event):
     increment: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BidPlaced(Event):
     auction_id: int
     seat: int
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BidPassed(Event):
     auction_id: int
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AuctionSettled(Event):
     """The result: `winner` (-1: no bid, the square stays with the bank) pays `price`."""
 
@@ -133,6 +133,15 @@ def _next_turn(bidders: list[int], out: list[bool], turn: int) -> int:
 
 
 __all__ = [
-    "BANK", "AuctionSettled", "AuctionStarted", "Bid", "BidPassed", "BidPlaced", "PassBid",
-    "check", "decide", "evolve", "open_auction",
+    "BANK",
+    "AuctionSettled",
+    "AuctionStarted",
+    "Bid",
+    "BidPassed",
+    "BidPlaced",
+    "PassBid",
+    "check",
+    "decide",
+    "evolve",
+    "open_auction",
 ]

@@ -69,8 +69,7 @@ class Board:
             raise ValueError("B1: a board has 40 squares indexed 0..39")
         groups = max(s.group for s in self.squares)
         members = tuple(
-            tuple(s.index for s in self.squares if s.group == g and s.kind is Kind.PROPERTY)
-            for g in range(groups + 1)
+            tuple(s.index for s in self.squares if s.group == g and s.kind is Kind.PROPERTY) for g in range(groups + 1)
         )
         object.__setattr__(self, "members", members)
         object.__setattr__(self, "purchasable", tuple(s.index for s in self.squares if s.purchasable))
@@ -110,19 +109,44 @@ _CLASSIC_PROPERTIES: tuple[tuple[int, str, int, tuple[int, ...], int, int], ...]
 
 # B2: one brand-like theme per colour group.
 _ONLINE_NAMES: dict[int, str] = {
-    1: "FreshMart", 3: "GrocerGo",  # supermarkets
-    6: "BeanBrew", 8: "Roastery Row", 9: "Cuppa Club",  # coffee
-    11: "Threadline", 13: "Stitch & Co", 14: "Vogueva",  # fashion
-    16: "BurgerBay", 18: "Pizzaroo", 19: "Taco Tide",  # fast food
-    21: "SkyLark Air", 23: "AeroNimbus", 24: "Cloudhop",  # airlines
-    26: "Motorra", 27: "Velocar", 29: "Autovia",  # car makers
-    31: "Broadcastly", 32: "Newsbyte", 34: "Reelhouse",  # media
-    37: "Nexabyte", 39: "Quantix",  # tech
-    5: "Ledger Bank", 15: "Pinnacle Credit", 25: "Northgate Capital", 35: "Union Trust",
-    12: "Voltworks Energy", 28: "AquaPure Water",
+    1: "FreshMart",
+    3: "GrocerGo",  # supermarkets
+    6: "BeanBrew",
+    8: "Roastery Row",
+    9: "Cuppa Club",  # coffee
+    11: "Threadline",
+    13: "Stitch & Co",
+    14: "Vogueva",  # fashion
+    16: "BurgerBay",
+    18: "Pizzaroo",
+    19: "Taco Tide",  # fast food
+    21: "SkyLark Air",
+    23: "AeroNimbus",
+    24: "Cloudhop",  # airlines
+    26: "Motorra",
+    27: "Velocar",
+    29: "Autovia",  # car makers
+    31: "Broadcastly",
+    32: "Newsbyte",
+    34: "Reelhouse",  # media
+    37: "Nexabyte",
+    39: "Quantix",  # tech
+    5: "Ledger Bank",
+    15: "Pinnacle Credit",
+    25: "Northgate Capital",
+    35: "Union Trust",
+    12: "Voltworks Energy",
+    28: "AquaPure Water",
 }
 _ONLINE_GROUPS = (
-    "supermarkets", "coffee", "fashion", "fast food", "airlines", "car makers", "media", "tech",
+    "supermarkets",
+    "coffee",
+    "fashion",
+    "fast food",
+    "airlines",
+    "car makers",
+    "media",
+    "tech",
 )
 
 

@@ -16,23 +16,23 @@ from .errors import RuleViolation
 from .events import Event
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlaceBet(Command):
     seat: int
     numbers: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DeclineBet(Command):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CasinoOpened(Event):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BetPlaced(Event):
     seat: int
     numbers: tuple[int, ...]
@@ -40,7 +40,7 @@ class BetPlaced(Event):
     pool_add: int  # K4: bank money added to the jackpot pool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BetSettled(Event):
     seat: int
     numbers: tuple[int, ...]
@@ -51,7 +51,7 @@ class BetSettled(Event):
     draws: int  # generator draws consumed from the table's stream (0 when drawn elsewhere)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BetDeclined(Event):
     seat: int
 

@@ -11,71 +11,71 @@ from dataclasses import dataclass
 
 
 class Command:
-    """Base of every command (table and sub-protocols)."""
+    """Base of every command (table and sub-protocols); a value, like `Event`."""
 
     __slots__ = ()
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Roll(Command):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BuyProperty(Command):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DeclineProperty(Command):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Pay(Command):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PayJailFine(Command):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class UseJailCard(Command):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Build(Command):
     seat: int
     square: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SellBuilding(Command):
     seat: int
     square: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Mortgage(Command):
     seat: int
     square: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LiftMortgage(Command):
     seat: int
     square: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class EndTurn(Command):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Surrender(Command):
     seat: int

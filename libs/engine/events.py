@@ -13,50 +13,55 @@ from .config import TableConfig
 
 
 class Event:
-    """Base of every event (table and sub-protocols)."""
+    """Base of every event (table and sub-protocols).
+
+    Events are values: never change one after it is made. They are plain
+    slotted dataclasses rather than frozen ones because a frozen dataclass
+    costs three times as much to build, and a game builds millions.
+    """
 
     __slots__ = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TableCreated(Event):
     config: TableConfig
     seed: int
     players: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TurnOrderSet(Event):
     order: tuple[int, ...]  # G1: seats in turn order
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DeckShuffled(Event):
     deck: str
     cards: tuple[int, ...]  # the new draw pile, top first
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TurnStarted(Event):
     seat: int
     round: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DiceRolled(Event):
     seat: int
     d1: int
     d2: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Moved(Event):
     seat: int
     from_square: int
     to_square: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BankPaid(Event):
     """The bank pays a player: salary (G5), start bonus (G6), a card (C4)."""
 
@@ -65,27 +70,27 @@ class BankPaid(Event):
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PurchaseOffered(Event):
     seat: int
     square: int
     price: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PropertyBought(Event):
     seat: int
     square: int
     price: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PurchaseDeclined(Event):
     seat: int
     square: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PaymentDue(Event):
     debtor: int
     creditor: int  # seat or -1 (bank)
@@ -94,7 +99,7 @@ class PaymentDue(Event):
     then_move: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PaymentMade(Event):
     debtor: int
     creditor: int
@@ -102,27 +107,27 @@ class PaymentMade(Event):
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class CardDrawn(Event):
     seat: int
     deck: str
     card: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SentToJail(Event):
     seat: int
     reason: str  # "go_to_jail" | "card" | "third_doubles"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class LeftJail(Event):
     seat: int
     how: str  # "fine" | "card" | "doubles" | "forced_fine" (J4, paid by a PaymentMade before)
     fine: int = 0  # J2: a fine paid to the bank with this event
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BuildingBuilt(Event):
     seat: int
     square: int
@@ -130,7 +135,7 @@ class BuildingBuilt(Event):
     cost: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BuildingSold(Event):
     seat: int
     square: int
@@ -138,39 +143,39 @@ class BuildingSold(Event):
     refund: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PropertyMortgaged(Event):
     seat: int
     square: int
     amount: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MortgageLifted(Event):
     seat: int
     square: int
     cost: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class MortgageExpired(Event):
     seat: int
     square: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class PlayerBankrupt(Event):
     seat: int
     creditor: int  # seat or -1 (bank)
     place: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TurnEnded(Event):
     seat: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GameEnded(Event):
     winner: int
     places: tuple[int, ...]  # final place per seat, 1 = winner

@@ -209,7 +209,7 @@ def legal_commands(state: TableState, seat: int) -> list[Command]:
 class _Ctx:
     """Collects the events of one command, applying each as it is emitted."""
 
-    __slots__ = ("state", "events")
+    __slots__ = ("events", "state")
 
     def __init__(self, state: TableState) -> None:
         self.state = state
@@ -356,7 +356,7 @@ def _check_bid(state: TableState, cmd: Command) -> None:
     _actor(state, cmd.seat, Phase.AUCTION, rule="A1")
     auction = state.auction
     assert auction is not None
-    auctions.check(auction, cmd, _bid_limit(state, cmd.seat, auction.square))
+    auctions.check(auction, cmd, _bid_limit(state, cmd))
 
 
 def _check_propose(state: TableState, cmd: ProposeTrade) -> None:
@@ -493,7 +493,7 @@ def _do_bid(ctx: _Ctx, cmd: Command) -> None:
     auction = state.auction
     assert auction is not None
     reason = auction.reason
-    for event in auctions.decide(auction, cmd, _bid_limit(state, cmd.seat, auction.square)):
+    for event in auctions.decide(auction, cmd, _bid_limit(state, cmd)):
         ctx.emit(event)
         if isinstance(event, auctions.AuctionSettled):
             _after_auction(ctx, event, reason)
@@ -501,15 +501,17 @@ def _do_bid(ctx: _Ctx, cmd: Command) -> None:
 
 def _do_propose(ctx: _Ctx, cmd: ProposeTrade) -> None:
     o = offer_of(ctx.state.next_trade_id, cmd)
-    ctx.emit(TradeProposed(o.trade_id, o.proposer, o.counterparty, o.give_cash, o.give_squares,
-                           o.take_cash, o.take_squares))
+    ctx.emit(
+        TradeProposed(o.trade_id, o.proposer, o.counterparty, o.give_cash, o.give_squares, o.take_cash, o.take_squares)
+    )
 
 
 def _do_accept(ctx: _Ctx, cmd: AcceptTrade) -> None:
     o = ctx.state.trade
     assert o is not None
-    ctx.emit(TradeExecuted(o.trade_id, o.proposer, o.counterparty, o.give_cash, o.give_squares,
-                           o.take_cash, o.take_squares))
+    ctx.emit(
+        TradeExecuted(o.trade_id, o.proposer, o.counterparty, o.give_cash, o.give_squares, o.take_cash, o.take_squares)
+    )
 
 
 def _do_decline_trade(ctx: _Ctx, cmd: DeclineTrade) -> None:
@@ -603,7 +605,7 @@ def _charge(ctx: _Ctx, debtor: int, creditor: int, amount: int, reason: str, the
         return
     state = ctx.state
     owed = amount + sum(p.amount for p in state.payments if p.debtor == debtor)
-    if state.raisable(debtor) < owed:
+    if state.players[debtor].cash < owed and state.raisable(debtor) < owed:
         _bankrupt(ctx, debtor, creditor)
         return
     ctx.emit(PaymentDue(debtor, creditor, amount, reason, then_move))
@@ -664,7 +666,7 @@ def _start_auction(ctx: _Ctx, square: int, reason: str, after: int, excluded: in
     state = ctx.state
     order = state.active_seats
     i = order.index(after) if after in order else -1
-    rotated = order[i + 1:] + order[: i + 1]
+    rotated = order[i + 1 :] + order[: i + 1]
     bidders = tuple(s for s in rotated if s != excluded)
     auction_id = state.next_auction_id
     if not bidders:
@@ -685,17 +687,25 @@ def _after_auction(ctx: _Ctx, settled: auctions.AuctionSettled, reason: str) -> 
         _expire_mortgages(ctx)
 
 
-def _bid_limit(state: TableState, seat: int, square: int) -> int:
-    """A3: the most a bidder could pay, the won square's mortgage value included."""
+def _bid_limit(state: TableState, cmd: Command) -> int:
+    """A3: the most a bidder could pay, the won square's mortgage value included.
+
+    Only worked out when the bid exceeds the bidder's cash (the common case is cheap).
+    """
+    seat = cmd.seat
     owed = sum(p.amount for p in state.payments if p.debtor == seat)
-    return state.raisable(seat) - owed + state.config.board.squares[square].mortgage_value
+    cash = state.players[seat].cash - owed
+    if not isinstance(cmd, auctions.Bid) or cmd.amount <= cash:
+        return cash
+    assert state.auction is not None
+    return state.raisable(seat) - owed + state.config.board.squares[state.auction.square].mortgage_value
 
 
 def _expire_mortgages(ctx: _Ctx) -> None:
     """M3: the current player's first mortgage older than the limit goes to auction."""
     state = ctx.state
     limit = state.config.mortgage_expiry_rounds
-    if limit is None or state.auction is not None or state.finished:
+    if limit is None or state.auction is not None or state.finished or max(state.mortgaged_round) < 0:
         return
     seat = state.current
     for sq in state.config.board.purchasable:
@@ -750,7 +760,7 @@ def _others(state: TableState, seat: int) -> list[int]:
     """The other active players in turn order, starting after `seat`."""
     order = state.active_seats
     i = order.index(seat)
-    return order[i + 1:] + order[:i]
+    return order[i + 1 :] + order[:i]
 
 
 def _nearest(state: TableState, start: int, kind: Kind) -> int:
@@ -931,8 +941,9 @@ def _ev_auction_settled(s: TableState, e: auctions.AuctionSettled) -> None:
 
 
 def _ev_trade_proposed(s: TableState, e: TradeProposed) -> None:
-    s.trade = TradeOffer(e.trade_id, e.proposer, e.counterparty, e.give_cash, e.give_squares,
-                         e.take_cash, e.take_squares)
+    s.trade = TradeOffer(
+        e.trade_id, e.proposer, e.counterparty, e.give_cash, e.give_squares, e.take_cash, e.take_squares
+    )
     s.proposals += 1
     s.next_trade_id = e.trade_id + 1
 

@@ -40,8 +40,15 @@ class PlayerState:
 
     def copy(self) -> PlayerState:
         return PlayerState(
-            self.seat, self.name, self.cash, self.position, self.in_jail, self.jail_turns,
-            list(self.jail_cards), self.bankrupt, self.place,
+            self.seat,
+            self.name,
+            self.cash,
+            self.position,
+            self.in_jail,
+            self.jail_turns,
+            list(self.jail_cards),
+            self.bankrupt,
+            self.place,
         )
 
 
@@ -74,8 +81,16 @@ class AuctionState:
 
     def copy(self) -> AuctionState:
         return AuctionState(
-            self.auction_id, self.square, self.reason, list(self.bidders), list(self.out), self.turn,
-            self.start_price, self.increment, self.high_bid, self.high_bidder,
+            self.auction_id,
+            self.square,
+            self.reason,
+            list(self.bidders),
+            list(self.out),
+            self.turn,
+            self.start_price,
+            self.increment,
+            self.high_bid,
+            self.high_bidder,
         )
 
     @property
@@ -180,11 +195,17 @@ class TableState:
 
     def owns_group(self, seat: int, group: int) -> bool:
         owner = self.owner
-        return all(owner[sq] == seat for sq in self.config.board.members[group])
+        for sq in self.config.board.members[group]:
+            if owner[sq] != seat:
+                return False
+        return True
 
     def group_has_buildings(self, group: int) -> bool:
-        b = self.buildings
-        return any(b[sq] for sq in self.config.board.members[group])
+        buildings = self.buildings
+        for sq in self.config.board.members[group]:
+            if buildings[sq]:
+                return True
+        return False
 
     def raisable(self, seat: int) -> int:
         """D2: cash plus everything selling buildings and mortgaging could raise."""
@@ -213,12 +234,38 @@ class TableState:
     def copy(self) -> TableState:
         """An independent copy (the config and other frozen values are shared)."""
         return TableState(
-            self.config, self.seed, self.rng_seed, self.rng_counter,
-            [p.copy() for p in self.players], list(self.order), list(self.owner), list(self.buildings),
-            list(self.mortgaged_round), list(self.deck), self.current, self.round, self.turn_no,
-            self.rolled, self.roll_again, self.doubles, self.dice, list(self.builds), self.proposals,
-            self.offer, list(self.payments), self.auction.copy() if self.auction else None, self.casino,
-            self.trade, self.next_auction_id, self.next_trade_id, self.jackpot, self.bank_in,
-            self.bank_out, self.seq, list(self.eliminated), self.winner, self.finished, self.end_reason,
+            self.config,
+            self.seed,
+            self.rng_seed,
+            self.rng_counter,
+            [p.copy() for p in self.players],
+            list(self.order),
+            list(self.owner),
+            list(self.buildings),
+            list(self.mortgaged_round),
+            list(self.deck),
+            self.current,
+            self.round,
+            self.turn_no,
+            self.rolled,
+            self.roll_again,
+            self.doubles,
+            self.dice,
+            list(self.builds),
+            self.proposals,
+            self.offer,
+            list(self.payments),
+            self.auction.copy() if self.auction else None,
+            self.casino,
+            self.trade,
+            self.next_auction_id,
+            self.next_trade_id,
+            self.jackpot,
+            self.bank_in,
+            self.bank_out,
+            self.seq,
+            list(self.eliminated),
+            self.winner,
+            self.finished,
+            self.end_reason,
         )
-

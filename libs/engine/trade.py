@@ -16,7 +16,7 @@ from .events import Event
 from .state import TableState, TradeOffer
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class ProposeTrade(Command):
     seat: int
     counterparty: int
@@ -26,19 +26,19 @@ class ProposeTrade(Command):
     take_squares: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AcceptTrade(Command):
     seat: int
     trade_id: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class DeclineTrade(Command):
     seat: int
     trade_id: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TradeProposed(Event):
     trade_id: int
     proposer: int
@@ -49,7 +49,7 @@ class TradeProposed(Event):
     take_squares: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TradeExecuted(Event):
     trade_id: int
     proposer: int
@@ -60,7 +60,7 @@ class TradeExecuted(Event):
     take_squares: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class TradeDeclined(Event):
     trade_id: int
     seat: int
@@ -68,8 +68,13 @@ class TradeDeclined(Event):
 
 def offer_of(trade_id: int, cmd: ProposeTrade) -> TradeOffer:
     return TradeOffer(
-        trade_id, cmd.seat, cmd.counterparty, cmd.give_cash, tuple(cmd.give_squares),
-        cmd.take_cash, tuple(cmd.take_squares),
+        trade_id,
+        cmd.seat,
+        cmd.counterparty,
+        cmd.give_cash,
+        tuple(cmd.give_squares),
+        cmd.take_cash,
+        tuple(cmd.take_squares),
     )
 
 
@@ -116,8 +121,9 @@ def validate_terms(state: TableState, offer: TradeOffer, teammates: bool = False
         small, large = min(give, take), max(give, take)
         if small * 100 < large * cfg.min_balance_percent:
             raise RuleViolation(
-                "T5", f"unbalanced trade: ${small} against ${large} (the smaller side must be "
-                f"at least {cfg.min_balance_percent}% of the larger)"
+                "T5",
+                f"unbalanced trade: ${small} against ${large} (the smaller side must be "
+                f"at least {cfg.min_balance_percent}% of the larger)",
             )
 
 

@@ -1,0 +1,244 @@
+"""A bot that plays sensibly and fast: the default opponent of simulations.
+
+It buys while it keeps a cash reserve, bids up to a value, builds on its
+colour groups, trades to complete groups, and sells and mortgages its way
+out of debt before it surrenders. Every choice is checked by the engine's
+own rules (`engine.check`) where the bot is not certain, so it never sends
+an illegal command.
+"""
+
+from __future__ import annotations
+
+import random
+
+from engine import (
+    AcceptTrade,
+    Bid,
+    Build,
+    BuyProperty,
+    Command,
+    DeclineBet,
+    DeclineProperty,
+    DeclineTrade,
+    EndTurn,
+    Kind,
+    LiftMortgage,
+    Mortgage,
+    PassBid,
+    Pay,
+    PayJailFine,
+    Phase,
+    PlaceBet,
+    ProposeTrade,
+    Roll,
+    RuleViolation,
+    SellBuilding,
+    Surrender,
+    TableState,
+    UseJailCard,
+    check,
+)
+from engine.state import BANK
+
+
+class HeuristicBot:
+    def __init__(self, seed: int, reserve: int = 1500, bid_factor_pct: int = 130) -> None:
+        self.rng = random.Random(seed)
+        #: Cash kept back when buying, building and lifting mortgages.
+        self.reserve = reserve
+        #: Bids go up to this percent of the printed price (double for a group-completing square).
+        self.bid_factor_pct = bid_factor_pct
+
+    # -- the decision -----------------------------------------------------------
+    def choose(self, state: TableState, seat: int) -> Command:
+        phase = state.phase
+        if phase is Phase.PRE_ROLL:
+            return self._pre_roll(state, seat)
+        if phase is Phase.POST_ROLL:
+            return self._manage(state, seat) or EndTurn(seat)
+        if phase is Phase.BUY:
+            return self._buy(state, seat)
+        if phase is Phase.PAYMENT:
+            return self._pay(state, seat)
+        if phase is Phase.AUCTION:
+            return self._bid(state, seat)
+        if phase is Phase.CASINO:
+            return self._bet(state, seat)
+        if phase is Phase.TRADE:
+            return self._answer_trade(state, seat)
+        raise ValueError(f"nothing to decide in phase {phase}")
+
+    def _pre_roll(self, state: TableState, seat: int) -> Command:
+        player = state.players[seat]
+        if player.in_jail and not state.rolled:
+            if player.jail_cards:
+                return UseJailCard(seat)
+            if state.round < 15 and player.cash >= state.config.jail_fine + self.reserve:
+                return PayJailFine(seat)
+        return self._build(state, seat) or self._propose(state, seat) or self._manage(state, seat) or Roll(seat)
+
+    def _buy(self, state: TableState, seat: int) -> Command:
+        square = state.config.board.squares[state.offer]
+        spare = state.players[seat].cash - square.price
+        if spare >= self.reserve or (spare >= 0 and self._completes(state, seat, state.offer)):
+            return BuyProperty(seat)
+        return DeclineProperty(seat)
+
+    def _bid(self, state: TableState, seat: int) -> Command:
+        auction = state.auction
+        assert auction is not None
+        price = state.config.board.squares[auction.square].price
+        value = price * self.bid_factor_pct // 100
+        if self._completes(state, seat, auction.square):
+            value *= 2
+        amount = auction.min_bid
+        if amount <= value and state.players[seat].cash - amount >= self.reserve // 2:
+            return Bid(seat, amount)
+        return PassBid(seat)
+
+    def _bet(self, state: TableState, seat: int) -> Command:
+        rules = state.config.casino
+        if state.players[seat].cash >= rules.stake + 2 * self.reserve:
+            return PlaceBet(seat, (1, 2, 3) if self.rng.random() < 0.5 else (4, 5, 6))
+        return DeclineBet(seat)
+
+    def _pay(self, state: TableState, seat: int) -> Command:
+        due = state.payments[0].amount
+        if state.players[seat].cash >= due:
+            return Pay(seat)
+        return self._raise_cash(state, seat) or Surrender(seat)
+
+    # -- money management ----------------------------------------------------------
+    def _raise_cash(self, state: TableState, seat: int) -> Command | None:
+        """Sell a building, else mortgage the least useful property (D1)."""
+        board = state.config.board
+        best: tuple[int, int] | None = None
+        for sq in board.purchasable:
+            if state.owner[sq] == seat and state.buildings[sq]:
+                group = board.members[board.squares[sq].group]
+                if state.buildings[sq] == max(state.buildings[m] for m in group):
+                    key = board.squares[sq].house_cost
+                    if best is None or key < best[0]:
+                        best = (key, sq)
+        if best is not None:
+            return SellBuilding(seat, best[1])
+        for sq in sorted(self._mortgageable(state, seat), key=lambda s: self._keep_value(state, seat, s)):
+            return Mortgage(seat, sq)
+        return None
+
+    def _mortgageable(self, state: TableState, seat: int) -> list[int]:
+        board = state.config.board
+        out = []
+        for sq in board.purchasable:
+            if state.owner[sq] != seat or state.mortgaged_round[sq] >= 0:
+                continue
+            square = board.squares[sq]
+            if square.kind is Kind.PROPERTY and state.group_has_buildings(square.group):
+                continue
+            out.append(sq)
+        return out
+
+    def _keep_value(self, state: TableState, seat: int, sq: int) -> int:
+        """How much the bot wants to keep a square: group members count most."""
+        square = state.config.board.squares[sq]
+        value = square.price
+        if square.kind is Kind.PROPERTY and state.owns_group(seat, square.group):
+            value *= 4
+        return value
+
+    def _manage(self, state: TableState, seat: int) -> Command | None:
+        """Lift a mortgage when rich (first mortgaged square in board order)."""
+        cash = state.players[seat].cash - 2 * self.reserve
+        if cash <= 0 or max(state.mortgaged_round) < 0:
+            return None
+        cfg = state.config
+        squares = cfg.board.squares
+        for sq in cfg.board.purchasable:
+            mortgaged = state.owner[sq] == seat and state.mortgaged_round[sq] >= 0
+            if mortgaged and cash >= cfg.lift_cost(squares[sq].price):
+                return LiftMortgage(seat, sq)
+        return None
+
+    def _build(self, state: TableState, seat: int) -> Command | None:
+        """One building on the lowest square of the best buildable group (P5-P9 respected)."""
+        cash = state.players[seat].cash - self.reserve
+        if cash < 500:
+            return None
+        cfg = state.config
+        board = cfg.board
+        buildings = state.buildings
+        mortgaged = state.mortgaged_round
+        limit = cfg.builds_per_group_per_turn
+        for group in range(len(board.members) - 1, 0, -1):
+            if not state.owns_group(seat, group):
+                continue
+            if limit is not None and state.builds.count(group) >= limit:
+                continue
+            members = board.members[group]
+            if cash < board.squares[members[0]].house_cost or any(mortgaged[sq] >= 0 for sq in members):
+                continue
+            target = min(members, key=buildings.__getitem__)
+            if buildings[target] < 5:
+                return Build(seat, target)
+        return None
+
+    # -- trading -------------------------------------------------------------------
+    def _propose(self, state: TableState, seat: int) -> Command | None:
+        """Ask for the one square that would complete a group, paying cash or swapping."""
+        if state.proposals or self.rng.random() >= 0.25:
+            return None
+        board = state.config.board
+        cash = state.players[seat].cash
+        for group in range(1, len(board.members)):
+            members = board.members[group]
+            missing = [sq for sq in members if state.owner[sq] != seat]
+            if len(missing) != 1 or len(members) - 1 < 1:
+                continue
+            sq = missing[0]
+            other = state.owner[sq]
+            if other == BANK or state.mortgaged_round[sq] >= 0 or state.group_has_buildings(group):
+                continue
+            if any(state.owner[m] != seat for m in members if m != sq):
+                continue
+            price = board.squares[sq].price
+            offer = min(price * 3 // 2, cash - self.reserve)
+            if offer >= price:
+                command = _if_legal(state, ProposeTrade(seat, other, give_cash=offer, take_squares=(sq,)))
+                if command is not None:
+                    return command
+        return None
+
+    def _answer_trade(self, state: TableState, seat: int) -> Command:
+        trade = state.trade
+        assert trade is not None
+        board = state.config.board
+        gets = trade.give_cash + sum(board.squares[sq].price for sq in trade.give_squares)
+        gives = trade.take_cash + sum(board.squares[sq].price for sq in trade.take_squares)
+        completes_mine = any(self._completes(state, seat, sq) for sq in trade.give_squares)
+        breaks_mine = any(self._near_group(state, seat, sq) for sq in trade.take_squares)
+        if completes_mine or (not breaks_mine and gets * 100 >= gives * 140):
+            return _if_legal(state, AcceptTrade(seat, trade.trade_id)) or DeclineTrade(seat, trade.trade_id)
+        return DeclineTrade(seat, trade.trade_id)
+
+    # -- reading the board ------------------------------------------------------------
+    def _completes(self, state: TableState, seat: int, sq: int) -> bool:
+        """Would owning `sq` give `seat` its whole colour group?"""
+        square = state.config.board.squares[sq]
+        if square.kind is not Kind.PROPERTY:
+            return False
+        return all(state.owner[m] == seat for m in state.config.board.members[square.group] if m != sq)
+
+    def _near_group(self, state: TableState, seat: int, sq: int) -> bool:
+        """Does `seat` own another square of `sq`'s colour group?"""
+        square = state.config.board.squares[sq]
+        if square.kind is not Kind.PROPERTY:
+            return False
+        return any(state.owner[m] == seat for m in state.config.board.members[square.group] if m != sq)
+
+
+def _if_legal(state: TableState, command: Command) -> Command | None:
+    try:
+        check(state, command)
+    except RuleViolation:
+        return None
+    return command

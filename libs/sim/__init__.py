@@ -1,0 +1,1 @@
+"""Simulation: bots play whole games through the engine; the `monopoly` command."""

@@ -1,0 +1,122 @@
+"""The `monopoly` command: `simulate` many bot games, or `play` one and watch it."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+
+from bots import BOTS
+from engine import PRESETS
+
+from .narrate import play_and_narrate
+from .runner import DEFAULT_ROUND_CAP, RunSpec, simulate
+
+
+def _round_cap(text: str) -> int | None:
+    value = int(text)
+    return None if value <= 0 else value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="monopoly", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sim = sub.add_parser("simulate", help="play many bot games and summarise them")
+    sim.add_argument("--games", type=int, default=100, help="games to play (default 100)")
+    sim.add_argument("--players", type=int, default=4, help="players per game (default 4)")
+    sim.add_argument("--seed", type=int, default=0, help="run seed: same seed, same games (default 0)")
+    sim.add_argument("--bots", choices=sorted(BOTS), default="heuristic", help="bot kind (default heuristic)")
+    sim.add_argument("--mode", choices=sorted(PRESETS), default="classic", help="table preset (default classic)")
+    sim.add_argument(
+        "--round-cap",
+        type=_round_cap,
+        default=DEFAULT_ROUND_CAP,
+        help=f"end a game by net worth after this many rounds; 0 = no cap (default {DEFAULT_ROUND_CAP})",
+    )
+    sim.add_argument("--workers", type=int, default=1, help="processes (default 1; 0 = one per core)")
+    sim.add_argument("--json", action="store_true", help="print one JSON object on stdout")
+    sim.add_argument("--no-hash", action="store_true", help="skip the events hash (measures the engine alone)")
+
+    play = sub.add_parser("play", help="play one table of bots, printing each turn")
+    play.add_argument("--players", type=int, default=4)
+    play.add_argument("--seed", type=int, default=1)
+    play.add_argument("--bots", choices=sorted(BOTS), default="heuristic")
+    play.add_argument("--mode", choices=sorted(PRESETS), default="classic")
+    play.add_argument("--round-cap", type=_round_cap, default=DEFAULT_ROUND_CAP)
+    play.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each turn")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "play":
+        return play_and_narrate(args.mode, args.players, args.seed, args.bots, args.round_cap, args.delay)
+    return _simulate(args)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    if args.games < 1:
+        print("monopoly simulate: --games must be at least 1", file=sys.stderr)
+        return 2
+    workers = args.workers or os.cpu_count() or 1
+    spec = RunSpec(
+        games=args.games,
+        players=args.players,
+        seed=args.seed,
+        bots=args.bots,
+        mode=args.mode,
+        round_cap=args.round_cap,
+        hash_events=not args.no_hash,
+    )
+    try:
+        spec.config()
+    except (TypeError, ValueError) as exc:
+        print(f"monopoly simulate: {exc}", file=sys.stderr)
+        return 2
+    step = max(1, args.games // 20)
+    interactive = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if done % step == 0 or done == total:
+            end = "\r" if interactive and done != total else "\n"
+            print(f"  {done}/{total} games", end=end, file=sys.stderr, flush=True)
+
+    print(
+        f"simulating {args.games} {args.mode} games of {args.players} {args.bots} bots "
+        f"(seed {args.seed}, {workers} worker(s))",
+        file=sys.stderr,
+    )
+    summary = simulate(spec, workers, progress).as_dict()
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        _print_summary(summary)
+    return 0
+
+
+def _print_summary(s: dict[str, object]) -> None:
+    rows = [
+        ("games", s["games"]),
+        ("finished (last player standing)", s["finished"]),
+        ("capped (round cap, by net worth)", s["capped"]),
+        ("rounds mean / median", f"{s['rounds_mean']} / {s['rounds_median']}"),
+        ("player-turns per game mean / median", f"{s['turns_mean']} / {s['turns_median']}"),
+        ("player-turns", s["player_turns"]),
+        ("events", s["events"]),
+        ("win share by seat", s["win_share_by_seat"]),
+        ("events hash", s["events_hash"] or "(not computed)"),
+        ("elapsed", f"{s['elapsed_s']} s"),
+        ("games/s", s["games_per_s"]),
+        ("player-turns/s", s["player_turns_per_s"]),
+        ("events/s", s["events_per_s"]),
+    ]
+    width = max(len(k) for k, _ in rows)
+    for key, value in rows:
+        print(f"{key:<{width}}  {value}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
