@@ -52,9 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "play":
-        return play_and_narrate(args.mode, args.players, args.seed, args.bots, args.round_cap, args.delay)
-    return _simulate(args)
+    try:
+        if args.command == "play":
+            return play_and_narrate(args.mode, args.players, args.seed, args.bots, args.round_cap, args.delay)
+        return _simulate(args)
+    except BrokenPipeError:  # `monopoly play | head`: the reader left, which is fine
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _simulate(args: argparse.Namespace) -> int:
@@ -72,9 +76,15 @@ def _simulate(args: argparse.Namespace) -> int:
         hash_events=not args.no_hash,
     )
     try:
-        spec.config()
+        config = spec.config()
     except (TypeError, ValueError) as exc:
         print(f"monopoly simulate: {exc}", file=sys.stderr)
+        return 2
+    if not config.min_players <= args.players <= config.max_players:
+        print(
+            f"monopoly simulate: {args.mode} takes {config.min_players}-{config.max_players} players (X1)",
+            file=sys.stderr,
+        )
         return 2
     step = max(1, args.games // 20)
     interactive = sys.stderr.isatty()

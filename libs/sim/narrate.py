@@ -17,6 +17,7 @@ from engine import (
     DiceRolled,
     Event,
     GameEnded,
+    Kind,
     LeftJail,
     MortgageExpired,
     MortgageLifted,
@@ -56,7 +57,8 @@ def describe(state: TableState, event: Event) -> str | None:
         case DiceRolled(d1=d1, d2=d2):
             return f"   rolls {d1}+{d2}" + (" (doubles)" if d1 == d2 else "")
         case Moved(to_square=to):
-            return f"   moves to {sq(to)}"
+            visiting = " (just visiting)" if board[to].kind is Kind.JAIL else ""
+            return f"   moves to {sq(to)}{visiting}"
         case BankPaid(amount=amount, reason=reason):
             return f"   collects ${amount:,} ({reason.replace('_', ' ')})"
         case PropertyBought(square=square, price=price):

@@ -1,0 +1,104 @@
+"""`monopoly simulate` and `monopoly play`: deterministic summaries, every game ended."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine import Event, TableState, check_invariants, classic, replay
+from engine.codec import state_to_data
+from sim.cli import main
+from sim.runner import TIMING_KEYS, RunSpec, play_game, simulate
+
+REQUIRED_KEYS = {
+    "games", "finished", "capped", "rounds_mean", "player_turns", "events", "events_hash",
+    "games_per_s", "player_turns_per_s",
+}
+
+
+def _run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, object]:
+    assert main(["simulate", *args, "--json"]) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1, "--json prints exactly one JSON object on stdout"
+    data: dict[str, object] = json.loads(out[0])
+    return data
+
+
+def _without_timing(summary: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in summary.items() if k not in TIMING_KEYS}
+
+
+def test_simulate_json_has_the_summary_keys_and_ends_every_game(capsys: pytest.CaptureFixture[str]) -> None:
+    summary = _run_json(capsys, "--games", "20", "--seed", "7")
+    assert REQUIRED_KEYS <= summary.keys()
+    assert summary["games"] == 20
+    assert summary["finished"] + summary["capped"] == 20  # type: ignore[operator]
+    assert summary["events"] > summary["player_turns"] > 0  # type: ignore[operator]
+    assert len(str(summary["events_hash"])) == 32
+
+
+def test_G10_simulate_twice_gives_the_same_summary_apart_from_timings(capsys: pytest.CaptureFixture[str]) -> None:
+    first = _run_json(capsys, "--games", "15", "--seed", "11")
+    second = _run_json(capsys, "--games", "15", "--seed", "11")
+    assert _without_timing(first) == _without_timing(second)
+    other = _run_json(capsys, "--games", "15", "--seed", "12")
+    assert other["events_hash"] != first["events_hash"]
+
+
+def test_workers_do_not_change_the_games() -> None:
+    spec = RunSpec(games=12, seed=5)
+    one = simulate(spec, workers=1).as_dict()
+    two = simulate(spec, workers=2).as_dict()
+    assert _without_timing(one) == _without_timing(two)
+
+
+def test_round_cap_ends_games_by_net_worth_and_is_counted() -> None:
+    summary = simulate(RunSpec(games=6, seed=3, round_cap=5)).as_dict()
+    assert summary["capped"] == 6
+    assert summary["finished"] == 0
+    assert summary["rounds_mean"] == 5
+
+
+@pytest.mark.parametrize("bots", ["heuristic", "random"])
+def test_bots_play_only_legal_commands_and_keep_the_invariants(bots: str) -> None:
+    """A bot's illegal command would raise RuleViolation out of play_game."""
+    for seed in range(4):
+        seen: list[Event] = []
+
+        def check(state: TableState, events: list[Event]) -> None:
+            seen.extend(events)
+            check_invariants(state, len(seen))
+
+        state, result = play_game(classic(round_cap=150), 4, seed, bots, on_events=check)
+        assert state.finished
+        assert result.events == len(seen)
+        assert state_to_data(replay(seen)) == state_to_data(state)
+
+
+def test_heuristic_bots_build_trade_and_finish_without_the_cap() -> None:
+    summary = simulate(RunSpec(games=30, seed=9)).as_dict()
+    assert summary["finished"] >= 27, "sensible bots bankrupt each other well before the cap"
+    kinds: set[str] = set()
+
+    def collect(state: TableState, events: list[Event]) -> None:
+        kinds.update(type(e).__name__ for e in events)
+
+    for seed in range(6):
+        play_game(classic(), 4, seed, "heuristic", on_events=collect)
+    assert {"BuildingBuilt", "TradeExecuted", "AuctionSettled", "BetSettled", "PropertyMortgaged"} <= kinds
+
+
+def test_play_narrates_a_game_to_its_end(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["play", "--seed", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "-- round 1:" in out
+    assert "rolls" in out and "moves to" in out
+    assert "place 1:" in out and " wins (" in out
+
+
+def test_bad_arguments_get_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["simulate", "--games", "0"]) == 2
+    assert "--games" in capsys.readouterr().err
+    assert main(["simulate", "--players", "6"]) == 2
+    assert "2-5 players" in capsys.readouterr().err
