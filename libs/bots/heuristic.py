@@ -48,6 +48,29 @@ class HeuristicBot:
         self.reserve = reserve
         #: Bids go up to this percent of the printed price (double for a group-completing square).
         self.bid_factor_pct = bid_factor_pct
+        # What the bot knows of the board, worked out again only when ownership changes.
+        self._seen_owner: list[int] = []
+        self._seen_seat = -1
+        self._owned: list[int] = []  # squares the seat owns
+        self._full_groups: list[int] = []  # groups the seat owns whole, best first
+        self._one_short: list[tuple[int, int]] = []  # (group, the one square the seat lacks)
+
+    def _refresh(self, state: TableState, seat: int) -> None:
+        owner = state.owner
+        if seat == self._seen_seat and owner == self._seen_owner:
+            return
+        self._seen_owner = list(owner)
+        self._seen_seat = seat
+        board = state.config.board
+        self._owned = [sq for sq in board.purchasable if owner[sq] == seat]
+        self._full_groups = []
+        self._one_short = []
+        for group in range(len(board.members) - 1, 0, -1):
+            missing = _only_missing(owner, board.members[group], seat)
+            if missing >= 0:
+                self._one_short.append((group, missing))
+            elif all(owner[sq] == seat for sq in board.members[group]):
+                self._full_groups.append(group)
 
     # -- the decision -----------------------------------------------------------
     def choose(self, state: TableState, seat: int) -> Command:
@@ -153,9 +176,9 @@ class HeuristicBot:
             return None
         cfg = state.config
         squares = cfg.board.squares
-        for sq in cfg.board.purchasable:
-            mortgaged = state.owner[sq] == seat and state.mortgaged_round[sq] >= 0
-            if mortgaged and cash >= cfg.lift_cost(squares[sq].price):
+        self._refresh(state, seat)
+        for sq in self._owned:
+            if state.mortgaged_round[sq] >= 0 and cash >= cfg.lift_cost(squares[sq].price):
                 return LiftMortgage(seat, sq)
         return None
 
@@ -169,9 +192,8 @@ class HeuristicBot:
         buildings = state.buildings
         mortgaged = state.mortgaged_round
         limit = cfg.builds_per_group_per_turn
-        for group in range(len(board.members) - 1, 0, -1):
-            if not state.owns_group(seat, group):
-                continue
+        self._refresh(state, seat)
+        for group in self._full_groups:
             if limit is not None and state.builds.count(group) >= limit:
                 continue
             members = board.members[group]
@@ -189,16 +211,11 @@ class HeuristicBot:
             return None
         board = state.config.board
         cash = state.players[seat].cash
-        for group in range(1, len(board.members)):
-            members = board.members[group]
-            missing = [sq for sq in members if state.owner[sq] != seat]
-            if len(missing) != 1 or len(members) - 1 < 1:
-                continue
-            sq = missing[0]
-            other = state.owner[sq]
+        owner = state.owner
+        self._refresh(state, seat)
+        for group, sq in self._one_short:
+            other = owner[sq]
             if other == BANK or state.mortgaged_round[sq] >= 0 or state.group_has_buildings(group):
-                continue
-            if any(state.owner[m] != seat for m in members if m != sq):
                 continue
             price = board.squares[sq].price
             offer = min(price * 3 // 2, cash - self.reserve)
@@ -234,6 +251,17 @@ class HeuristicBot:
         if square.kind is not Kind.PROPERTY:
             return False
         return any(state.owner[m] == seat for m in state.config.board.members[square.group] if m != sq)
+
+
+def _only_missing(owner: list[int], members: tuple[int, ...], seat: int) -> int:
+    """The one square of `members` that `seat` does not own, or -1 (none or several)."""
+    missing = -1
+    for sq in members:
+        if owner[sq] != seat:
+            if missing >= 0:
+                return -1
+            missing = sq
+    return missing
 
 
 def _if_legal(state: TableState, command: Command) -> Command | None:

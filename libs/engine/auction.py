@@ -122,6 +122,32 @@ def evolve(auction: AuctionState, event: Event) -> None:
         auction.turn = nxt
 
 
+def withdraw(auction: AuctionState, seat: int) -> None:
+    """Take a player who left the game out of the auction, in place.
+
+    A withdrawn high bid is void: bidding goes on from the start price.
+    """
+    if seat not in auction.bidders:
+        return
+    i = auction.bidders.index(seat)
+    auction.out[i] = True
+    if auction.high_bidder == seat:
+        auction.high_bidder = BANK
+        auction.high_bid = 0
+    if auction.turn == i:
+        nxt = _next_turn(auction.bidders, auction.out, i)
+        if nxt >= 0:
+            auction.turn = nxt
+
+
+def result_if_closed(auction: AuctionState) -> AuctionSettled | None:
+    """The settlement when nobody but the high bidder is left to bid, else None."""
+    live = [s for s, out in zip(auction.bidders, auction.out, strict=True) if not out]
+    if not live or live == [auction.high_bidder]:
+        return AuctionSettled(auction.auction_id, auction.square, auction.high_bidder, auction.high_bid)
+    return None
+
+
 def _next_turn(bidders: list[int], out: list[bool], turn: int) -> int:
     """A1: the next bidder in seat order who has not passed, or -1 if none."""
     n = len(bidders)

@@ -402,8 +402,7 @@ def _check_decline_bet(state: TableState, cmd: casino.DeclineBet) -> None:
 def _do_roll(ctx: _Ctx, cmd: Roll) -> None:
     state = ctx.state
     seat = cmd.seat
-    d1 = rng.die(state.rng_seed, state.rng_counter)
-    d2 = rng.die(state.rng_seed, state.rng_counter + 1)
+    d1, d2 = rng.dice(state.rng_seed, state.rng_counter)
     player = state.players[seat]
     was_in_jail = player.in_jail
     ctx.emit(DiceRolled(seat, d1, d2))
@@ -721,6 +720,12 @@ def _bankrupt(ctx: _Ctx, seat: int, creditor: int) -> None:
     was_current = seat == state.current
     ctx.emit(PlayerBankrupt(seat, creditor, len(state.active_seats)))
     active = state.active_seats
+    if state.auction is not None and len(active) > 1:  # the bankrupt bidder left a running auction
+        reason = state.auction.reason
+        settled = auctions.result_if_closed(state.auction)
+        if settled is not None:
+            ctx.emit(settled)
+            _after_auction(ctx, settled, reason)
     if len(active) == 1:
         places = tuple(p.place if p.bankrupt else 1 for p in state.players)
         ctx.emit(GameEnded(active[0], places, "last_player"))
@@ -1016,6 +1021,8 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
     s.payments = [p for p in s.payments if p.debtor != e.seat and p.creditor != e.seat]
     if s.trade is not None and e.seat in (s.trade.proposer, s.trade.counterparty):
         s.trade = None
+    if s.auction is not None:
+        auctions.withdraw(s.auction, e.seat)
     if e.seat == s.current:
         s.offer = -1
         s.casino = False

@@ -30,6 +30,17 @@ def die(seed: int, counter: int, faces: int = 6) -> int:
     return ((draw(seed, counter) * faces) >> 64) + 1
 
 
+def dice(seed: int, counter: int) -> tuple[int, int]:
+    """Two six-sided dice from draws `counter` and `counter + 1` (one call: the hot path)."""
+    z1 = (seed + (counter + 1) * _GAMMA) & _MASK
+    z2 = (z1 + _GAMMA) & _MASK
+    z1 = ((z1 ^ (z1 >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z2 = ((z2 ^ (z2 >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z1 = ((z1 ^ (z1 >> 27)) * 0x94D049BB133111EB) & _MASK
+    z2 = ((z2 ^ (z2 >> 27)) * 0x94D049BB133111EB) & _MASK
+    return (((z1 ^ (z1 >> 31)) * 6) >> 64) + 1, (((z2 ^ (z2 >> 31)) * 6) >> 64) + 1
+
+
 def shuffled(items: tuple[int, ...] | list[int], seed: int, counter: int) -> tuple[int, ...]:
     """Fisher-Yates shuffle consuming ``len(items) - 1`` draws from ``counter`` on."""
     out = list(items)

@@ -19,8 +19,8 @@ from engine import (
     classic,
     new_game,
     replay,
+    rng,
 )
-from engine import rng
 from engine.codec import state_to_data
 
 
