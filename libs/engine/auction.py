@@ -81,6 +81,8 @@ def check(auction: AuctionState, command: Command, limit: int) -> None:
     if command.seat != auction.bidder:
         raise RuleViolation("A1", f"seat {auction.bidder} bids now, not seat {command.seat}")
     if isinstance(command, Bid):
+        if type(command.amount) is not int:
+            raise RuleViolation("A1", f"a bid is a whole number of dollars, not {command.amount!r}")
         if command.amount < auction.min_bid:
             raise RuleViolation("A1", f"the bid must be at least ${auction.min_bid}")
         if command.amount > limit:

@@ -60,9 +60,9 @@ DRAWS_PER_BET = 2
 
 
 def check_numbers(numbers: tuple[int, ...], rules: CasinoRules) -> None:
-    if not 1 <= len(numbers) <= rules.max_numbers:
+    if not isinstance(numbers, (tuple, list)) or not 1 <= len(numbers) <= rules.max_numbers:
         raise RuleViolation("K1", f"pick 1 to {rules.max_numbers} numbers")
-    if len(set(numbers)) != len(numbers) or any(not isinstance(n, int) or not 1 <= n <= 6 for n in numbers):
+    if len(set(numbers)) != len(numbers) or any(type(n) is not int or not 1 <= n <= 6 for n in numbers):
         raise RuleViolation("K1", "the numbers must be distinct, from 1 to 6")
 
 

@@ -92,8 +92,8 @@ def command_from_data(data: dict[str, Any]) -> Command:
 
 
 def _tagged(registry: dict[str, type], data: dict[str, Any], what: str) -> Any:
-    if not isinstance(data, dict) or "type" not in data:
-        raise ValueError(f"a {what} is an object with a 'type'")
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise ValueError(f"a {what} is an object with a 'type' string")
     cls = registry.get(data["type"])
     if cls is None:
         raise ValueError(f"unknown {what} type {data['type']!r}")

@@ -225,18 +225,19 @@ class _Ctx:
 
 
 def _actor(state: TableState, seat: int, *phases: Phase, rule: str = "G2") -> None:
-    if state.finished:
-        raise RuleViolation("D5", "the game is over")
-    if not isinstance(seat, int) or not 0 <= seat < len(state.players):
-        raise RuleViolation("G1", f"there is no seat {seat!r}")
-    if seat != state.actor:
+    """Refuse a command from anyone but the seat the game waits for, or in another phase."""
+    if seat != state.actor or type(seat) is not int:
+        if state.finished:
+            raise RuleViolation("D5", "the game is over")
+        if type(seat) is not int or not 0 <= seat < len(state.players):
+            raise RuleViolation("G1", f"there is no seat {seat!r}")
         raise RuleViolation(rule, f"seat {state.actor} must act now, not seat {seat}")
     if phases and state.phase not in phases:
         raise RuleViolation(rule, f"not allowed in the {state.phase} phase")
 
 
 def _property(state: TableState, seat: int, square: int, rule: str) -> None:
-    if not isinstance(square, int) or not 0 <= square < 40:
+    if type(square) is not int or not 0 <= square < 40:
         raise RuleViolation("B1", f"there is no square {square!r}")
     if not state.config.board.squares[square].purchasable:
         raise RuleViolation(rule, f"square {square} is not a property")
@@ -704,7 +705,9 @@ def _expire_mortgages(ctx: _Ctx) -> None:
     """M3: the current player's first mortgage older than the limit goes to auction."""
     state = ctx.state
     limit = state.config.mortgage_expiry_rounds
-    if limit is None or state.auction is not None or state.finished or max(state.mortgaged_round) < 0:
+    if limit is None or state.round <= limit or state.auction is not None or state.finished:
+        return
+    if max(state.mortgaged_round) < 0:
         return
     seat = state.current
     for sq in state.config.board.purchasable:

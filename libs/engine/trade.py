@@ -67,6 +67,8 @@ class TradeDeclined(Event):
 
 
 def offer_of(trade_id: int, cmd: ProposeTrade) -> TradeOffer:
+    if not isinstance(cmd.give_squares, (tuple, list)) or not isinstance(cmd.take_squares, (tuple, list)):
+        raise RuleViolation("T2", "the squares of each side are a list")
     return TradeOffer(
         trade_id,
         cmd.seat,
@@ -88,6 +90,9 @@ def validate_terms(state: TableState, offer: TradeOffer, teammates: bool = False
     """Raise `RuleViolation` unless the terms are a legal trade in `state` (T2-T5)."""
     proposer, other = offer.proposer, offer.counterparty
     players = state.players
+    numbers = (other, offer.give_cash, offer.take_cash, *offer.give_squares, *offer.take_squares)
+    if any(type(n) is not int for n in numbers):
+        raise RuleViolation("T2", "seats, cash and squares in a trade are whole numbers")
     if other == proposer:
         raise RuleViolation("T2", "a trade needs two different players")
     if not 0 <= other < len(players) or players[other].bankrupt:
