@@ -7,6 +7,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 GAMES  ?= 200
 SEED   ?= 1
+DELAY  ?= 0.05
 
 .PHONY: run test lint typecheck bench simulate clean
 
@@ -18,7 +19,7 @@ $(STAMP): pyproject.toml
 
 ## run: play one table of bots in the terminal, turn by turn
 run: $(STAMP)
-	$(BIN)/monopoly play --seed $(SEED)
+	$(BIN)/monopoly play --seed $(SEED) --delay $(DELAY)
 
 ## test: lint, type-check and the whole test suite
 test: $(STAMP) lint typecheck

@@ -1,10 +1,11 @@
 """Engine throughput: whole games of 4 heuristic bots in one process, one core.
 
 What is measured: `monopoly simulate`'s game loop (bots choose, the engine
-checks and applies every command and emits every event) without the events
-hash, for GAMES games per run, RUNS runs; the table gives the median run
-and the spread. The machine is shared and noisy: compare medians, not single
-runs. Figures are for one process on one core.
+checks and applies every command and emits every event), for GAMES games per
+run and RUNS runs per row. Each row gives the median run, the best run and
+the spread, with and without the per-event hash that `monopoly simulate`
+computes by default. The machine is shared and noisy (runs of the same code
+differ by up to 1.5x here): compare medians, or best runs, never single runs.
 """
 
 from __future__ import annotations
@@ -16,18 +17,21 @@ import sys
 
 from sim.runner import RunSpec, simulate
 
-REFERENCE_TURNS_PER_S = 33_000  # the fastest published Python simulator on this machine, without events
+#: The fastest published Python simulator measured on this kind of machine: about 33,000
+#: player-moves/s (57 games/s of ~128 rounds with 4 bots), without auctions or an event stream.
+REFERENCE_MOVES_PER_S = 33_000
 
 
 def measure(mode: str, games: int, seed: int, hash_events: bool) -> dict[str, float]:
     spec = RunSpec(games=games, players=4, seed=seed, bots="heuristic", mode=mode, hash_events=hash_events)
     summary = simulate(spec).as_dict()
-    return {k: float(summary[k]) for k in ("games_per_s", "player_turns_per_s", "events_per_s", "elapsed_s")}
+    keys = ("games_per_s", "player_turns_per_s", "rolls_per_s", "events_per_s")
+    return {k: float(summary[k]) for k in keys}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", type=int, default=int(os.environ.get("BENCH_GAMES", 300)))
+    parser.add_argument("--games", type=int, default=int(os.environ.get("BENCH_GAMES", 200)))
     parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", 5)))
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--modes", default="classic")
@@ -35,15 +39,15 @@ def main() -> int:
     if args.runs < 3:
         parser.error("--runs must be at least 3 (the table reports medians)")
 
-    print(__doc__.strip().splitlines()[0])
+    print(__doc__.strip())
     print(
-        f"{args.games} games x {args.runs} runs per row, 4 heuristic bots, seed {args.seed}, "
+        f"\n{args.games} games x {args.runs} runs per row, 4 heuristic bots, seed {args.seed}, "
         f"python {sys.version.split()[0]}\n",
         flush=True,
     )
     header = (
-        f"{'mode':<10} {'events hash':<11} {'games/s':>9} {'player-turns/s':>15} {'events/s':>11} "
-        f"{'spread (min-max turns/s)':>26} {'vs 33k ref':>10}"
+        f"{'mode':<9} {'hash':<5} {'games/s':>8} {'player-turns/s':>15} {'best':>8} "
+        f"{'min-max':>15} {'rolls/s':>8} {'events/s':>9} {'rolls vs ref':>12}"
     )
     print(header)
     print("-" * len(header))
@@ -55,19 +59,20 @@ def main() -> int:
                 if sys.stderr.isatty():
                     print(f"  run {i + 1}/{args.runs}...", end="\r", file=sys.stderr, flush=True)
             med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-            lo = min(r["player_turns_per_s"] for r in runs)
-            hi = max(r["player_turns_per_s"] for r in runs)
+            turns = [r["player_turns_per_s"] for r in runs]
             print(
-                f"{mode:<10} {'on' if hashed else 'off':<11} {med['games_per_s']:>9.1f} "
-                f"{med['player_turns_per_s']:>15,.0f} {med['events_per_s']:>11,.0f} "
-                f"{f'{lo:,.0f} - {hi:,.0f}':>26} {med['player_turns_per_s'] / REFERENCE_TURNS_PER_S:>9.2f}x",
+                f"{mode:<9} {'on' if hashed else 'off':<5} {med['games_per_s']:>8.1f} "
+                f"{med['player_turns_per_s']:>15,.0f} {max(turns):>8,.0f} "
+                f"{f'{min(turns):,.0f}-{max(turns):,.0f}':>15} {med['rolls_per_s']:>8,.0f} "
+                f"{med['events_per_s']:>9,.0f} {med['rolls_per_s'] / REFERENCE_MOVES_PER_S:>11.2f}x",
                 flush=True,
             )
     print(
-        "\nplayer-turn = one TurnStarted (a player's turn, re-rolls after doubles included); "
-        "events = every engine event emitted."
+        "\nplayer-turn: one player's turn (TurnStarted), re-rolls after doubles included in it.\n"
+        "rolls: every dice roll (a turn with doubles has several); the reference's 'player-moves' count rolls.\n"
+        "events: every engine event emitted. Medians except 'best' and 'min-max'.\n"
+        "hash on: plus a blake2b over every event's JSON, as `monopoly simulate` does by default."
     )
-    print("'events hash on' adds what `monopoly simulate` does by default: a blake2b over every event's JSON.")
     return 0
 
 

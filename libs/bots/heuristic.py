@@ -51,26 +51,36 @@ class HeuristicBot:
         # What the bot knows of the board, worked out again only when ownership changes.
         self._seen_owner: list[int] = []
         self._seen_seat = -1
+        self._seen_seq = -1
+        self._seen_state: TableState | None = None
         self._owned: list[int] = []  # squares the seat owns
         self._full_groups: list[int] = []  # groups the seat owns whole, best first
         self._one_short: list[tuple[int, int]] = []  # (group, the one square the seat lacks)
 
     def _refresh(self, state: TableState, seat: int) -> None:
+        if state.seq == self._seen_seq and seat == self._seen_seat and state is self._seen_state:
+            return  # nothing happened since the last look
+        self._seen_seq = state.seq
+        self._seen_state = state
         owner = state.owner
         if seat == self._seen_seat and owner == self._seen_owner:
             return
         self._seen_owner = list(owner)
         self._seen_seat = seat
         board = state.config.board
-        self._owned = [sq for sq in board.purchasable if owner[sq] == seat]
+        self._owned = owned = [sq for sq in board.purchasable if owner[sq] == seat]
+        squares = board.squares
+        counts = [0] * len(board.members)
+        for sq in owned:
+            counts[squares[sq].group] += 1
         self._full_groups = []
         self._one_short = []
         for group in range(len(board.members) - 1, 0, -1):
-            missing = _only_missing(owner, board.members[group], seat)
-            if missing >= 0:
-                self._one_short.append((group, missing))
-            elif all(owner[sq] == seat for sq in board.members[group]):
+            size = len(board.members[group])
+            if counts[group] == size:
                 self._full_groups.append(group)
+            elif counts[group] == size - 1:
+                self._one_short.append((group, _only_missing(owner, board.members[group], seat)))
 
     # -- the decision -----------------------------------------------------------
     def choose(self, state: TableState, seat: int) -> Command:
@@ -197,7 +207,7 @@ class HeuristicBot:
             if limit is not None and state.builds.count(group) >= limit:
                 continue
             members = board.members[group]
-            if cash < board.squares[members[0]].house_cost or any(mortgaged[sq] >= 0 for sq in members):
+            if cash < board.squares[members[0]].house_cost or max(mortgaged[sq] for sq in members) >= 0:
                 continue
             target = min(members, key=buildings.__getitem__)
             if buildings[target] < 5:
@@ -207,12 +217,12 @@ class HeuristicBot:
     # -- trading -------------------------------------------------------------------
     def _propose(self, state: TableState, seat: int) -> Command | None:
         """Ask for the one square that would complete a group, paying cash or swapping."""
-        if state.proposals or self.rng.random() >= 0.25:
+        self._refresh(state, seat)
+        if state.proposals or not self._one_short or self.rng.random() >= 0.25:
             return None
         board = state.config.board
         cash = state.players[seat].cash
         owner = state.owner
-        self._refresh(state, seat)
         for group, sq in self._one_short:
             other = owner[sq]
             if other == BANK or state.mortgaged_round[sq] >= 0 or state.group_has_buildings(group):

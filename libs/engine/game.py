@@ -80,6 +80,13 @@ JAIL_SQUARE = 10
 _MANAGE = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT, Phase.POST_ROLL})
 _LIFT = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.POST_ROLL})
 _TRADE_WINDOWS = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT})
+_ONLY_PRE_ROLL = frozenset({Phase.PRE_ROLL})
+_ONLY_BUY = frozenset({Phase.BUY})
+_ONLY_PAYMENT = frozenset({Phase.PAYMENT})
+_ONLY_AUCTION = frozenset({Phase.AUCTION})
+_ONLY_CASINO = frozenset({Phase.CASINO})
+_ONLY_TRADE = frozenset({Phase.TRADE})
+_ONLY_POST_ROLL = frozenset({Phase.POST_ROLL})
 
 
 # ---------------------------------------------------------------------------
@@ -209,22 +216,26 @@ def legal_commands(state: TableState, seat: int) -> list[Command]:
 class _Ctx:
     """Collects the events of one command, applying each as it is emitted."""
 
-    __slots__ = ("events", "state")
+    __slots__ = ("emit", "events", "state")
 
     def __init__(self, state: TableState) -> None:
         self.state = state
         self.events: list[Event] = []
+        append = self.events.append
+        evolvers = _EVOLVE
 
-    def emit(self, event: Event) -> None:
-        _EVOLVE[type(event)](self.state, event)
-        self.state.seq += 1
-        self.events.append(event)
+        def emit(event: Event) -> None:
+            evolvers[type(event)](state, event)
+            state.seq += 1
+            append(event)
+
+        self.emit = emit
 
 
 # -- checks ------------------------------------------------------------------
 
 
-def _actor(state: TableState, seat: int, *phases: Phase, rule: str = "G2") -> None:
+def _actor(state: TableState, seat: int, phases: frozenset[Phase], rule: str = "G2") -> None:
     """Refuse a command from anyone but the seat the game waits for, or in another phase."""
     if seat != state.actor or type(seat) is not int:
         if state.finished:
@@ -232,7 +243,7 @@ def _actor(state: TableState, seat: int, *phases: Phase, rule: str = "G2") -> No
         if type(seat) is not int or not 0 <= seat < len(state.players):
             raise RuleViolation("G1", f"there is no seat {seat!r}")
         raise RuleViolation(rule, f"seat {state.actor} must act now, not seat {seat}")
-    if phases and state.phase not in phases:
+    if state.phase not in phases:
         raise RuleViolation(rule, f"not allowed in the {state.phase} phase")
 
 
@@ -246,22 +257,22 @@ def _property(state: TableState, seat: int, square: int, rule: str) -> None:
 
 
 def _check_roll(state: TableState, cmd: Roll) -> None:
-    _actor(state, cmd.seat, Phase.PRE_ROLL)
+    _actor(state, cmd.seat, _ONLY_PRE_ROLL)
 
 
 def _check_buy(state: TableState, cmd: BuyProperty) -> None:
-    _actor(state, cmd.seat, Phase.BUY, rule="P1")
+    _actor(state, cmd.seat, _ONLY_BUY, rule="P1")
     price = state.config.board.squares[state.offer].price
     if state.players[cmd.seat].cash < price:
         raise RuleViolation("P1", f"the price is ${price} and you have ${state.players[cmd.seat].cash}")
 
 
 def _check_decline(state: TableState, cmd: DeclineProperty) -> None:
-    _actor(state, cmd.seat, Phase.BUY, rule="P1")
+    _actor(state, cmd.seat, _ONLY_BUY, rule="P1")
 
 
 def _check_pay(state: TableState, cmd: Pay) -> None:
-    _actor(state, cmd.seat, Phase.PAYMENT, rule="D1")
+    _actor(state, cmd.seat, _ONLY_PAYMENT, rule="D1")
     due = state.payments[0].amount
     cash = state.players[cmd.seat].cash
     if cash < due:
@@ -269,7 +280,7 @@ def _check_pay(state: TableState, cmd: Pay) -> None:
 
 
 def _check_jail_fine(state: TableState, cmd: PayJailFine) -> None:
-    _actor(state, cmd.seat, Phase.PRE_ROLL, rule="J2")
+    _actor(state, cmd.seat, _ONLY_PRE_ROLL, rule="J2")
     player = state.players[cmd.seat]
     if not player.in_jail:
         raise RuleViolation("J2", "you are not in jail")
@@ -278,7 +289,7 @@ def _check_jail_fine(state: TableState, cmd: PayJailFine) -> None:
 
 
 def _check_jail_card(state: TableState, cmd: UseJailCard) -> None:
-    _actor(state, cmd.seat, Phase.PRE_ROLL, rule="J2")
+    _actor(state, cmd.seat, _ONLY_PRE_ROLL, rule="J2")
     player = state.players[cmd.seat]
     if not player.in_jail:
         raise RuleViolation("J2", "you are not in jail")
@@ -289,9 +300,9 @@ def _check_jail_card(state: TableState, cmd: UseJailCard) -> None:
 def _check_build(state: TableState, cmd: Build) -> None:
     cfg = state.config
     if cfg.build_before_roll_only:
-        _actor(state, cmd.seat, Phase.PRE_ROLL, rule="P9")
+        _actor(state, cmd.seat, _ONLY_PRE_ROLL, rule="P9")
     else:
-        _actor(state, cmd.seat, *_MANAGE, rule="P9")
+        _actor(state, cmd.seat, _MANAGE, rule="P9")
     _property(state, cmd.seat, cmd.square, "P5")
     square = cfg.board.squares[cmd.square]
     if square.kind is not Kind.PROPERTY:
@@ -314,7 +325,7 @@ def _check_build(state: TableState, cmd: Build) -> None:
 
 
 def _check_sell(state: TableState, cmd: SellBuilding) -> None:
-    _actor(state, cmd.seat, *_MANAGE, rule="P8")
+    _actor(state, cmd.seat, _MANAGE, rule="P8")
     _property(state, cmd.seat, cmd.square, "P8")
     level = state.buildings[cmd.square]
     if level == 0:
@@ -326,7 +337,7 @@ def _check_sell(state: TableState, cmd: SellBuilding) -> None:
 
 
 def _check_mortgage(state: TableState, cmd: Mortgage) -> None:
-    _actor(state, cmd.seat, *_MANAGE, rule="M1")
+    _actor(state, cmd.seat, _MANAGE, rule="M1")
     _property(state, cmd.seat, cmd.square, "M1")
     if state.mortgaged_round[cmd.square] >= 0:
         raise RuleViolation("M1", "already mortgaged")
@@ -336,7 +347,7 @@ def _check_mortgage(state: TableState, cmd: Mortgage) -> None:
 
 
 def _check_lift(state: TableState, cmd: LiftMortgage) -> None:
-    _actor(state, cmd.seat, *_LIFT, rule="M2")
+    _actor(state, cmd.seat, _LIFT, rule="M2")
     _property(state, cmd.seat, cmd.square, "M2")
     if state.mortgaged_round[cmd.square] < 0:
         raise RuleViolation("M2", "not mortgaged")
@@ -346,22 +357,22 @@ def _check_lift(state: TableState, cmd: LiftMortgage) -> None:
 
 
 def _check_end_turn(state: TableState, cmd: EndTurn) -> None:
-    _actor(state, cmd.seat, Phase.POST_ROLL)
+    _actor(state, cmd.seat, _ONLY_POST_ROLL)
 
 
 def _check_surrender(state: TableState, cmd: Surrender) -> None:
-    _actor(state, cmd.seat, *_MANAGE, rule="D2")
+    _actor(state, cmd.seat, _MANAGE, rule="D2")
 
 
 def _check_bid(state: TableState, cmd: Command) -> None:
-    _actor(state, cmd.seat, Phase.AUCTION, rule="A1")
+    _actor(state, cmd.seat, _ONLY_AUCTION, rule="A1")
     auction = state.auction
     assert auction is not None
     auctions.check(auction, cmd, _bid_limit(state, cmd))
 
 
 def _check_propose(state: TableState, cmd: ProposeTrade) -> None:
-    _actor(state, cmd.seat, *_TRADE_WINDOWS, rule="T1")
+    _actor(state, cmd.seat, _TRADE_WINDOWS, rule="T1")
     limit = state.config.trade.max_proposals_per_turn
     if limit is not None and state.proposals >= limit:
         raise RuleViolation("T1", f"at most {limit} trade proposals per turn")
@@ -369,7 +380,7 @@ def _check_propose(state: TableState, cmd: ProposeTrade) -> None:
 
 
 def _pending_trade(state: TableState, seat: int, trade_id: int) -> TradeOffer:
-    _actor(state, seat, Phase.TRADE, rule="T2")
+    _actor(state, seat, _ONLY_TRADE, rule="T2")
     trade = state.trade
     assert trade is not None
     if trade_id != trade.trade_id:
@@ -386,7 +397,7 @@ def _check_decline_trade(state: TableState, cmd: DeclineTrade) -> None:
 
 
 def _check_bet(state: TableState, cmd: casino.PlaceBet) -> None:
-    _actor(state, cmd.seat, Phase.CASINO, rule="K1")
+    _actor(state, cmd.seat, _ONLY_CASINO, rule="K1")
     rules = state.config.casino
     casino.check_numbers(tuple(cmd.numbers), rules)
     if state.players[cmd.seat].cash < rules.stake:
@@ -394,7 +405,7 @@ def _check_bet(state: TableState, cmd: casino.PlaceBet) -> None:
 
 
 def _check_decline_bet(state: TableState, cmd: casino.DeclineBet) -> None:
-    _actor(state, cmd.seat, Phase.CASINO, rule="K1")
+    _actor(state, cmd.seat, _ONLY_CASINO, rule="K1")
 
 
 # -- effects -------------------------------------------------------------------
@@ -604,7 +615,7 @@ def _charge(ctx: _Ctx, debtor: int, creditor: int, amount: int, reason: str, the
     if amount <= 0:
         return
     state = ctx.state
-    owed = amount + sum(p.amount for p in state.payments if p.debtor == debtor)
+    owed = amount + sum(p.amount for p in state.payments if p.debtor == debtor) if state.payments else amount
     if state.players[debtor].cash < owed and state.raisable(debtor) < owed:
         _bankrupt(ctx, debtor, creditor)
         return
@@ -707,7 +718,8 @@ def _expire_mortgages(ctx: _Ctx) -> None:
     limit = state.config.mortgage_expiry_rounds
     if limit is None or state.round <= limit or state.auction is not None or state.finished:
         return
-    if max(state.mortgaged_round) < 0:
+    expired = range(0, state.round - limit + 1)
+    if not any(map(expired.__contains__, state.mortgaged_round)):  # C-level scan: the common case
         return
     seat = state.current
     for sq in state.config.board.purchasable:
@@ -737,20 +749,23 @@ def _bankrupt(ctx: _Ctx, seat: int, creditor: int) -> None:
 
 
 def _end_turn(ctx: _Ctx) -> None:
+    """End the current turn and start the next active player's (G1)."""
     state = ctx.state
-    ctx.emit(TurnEnded(state.current))
+    current = state.current
+    ctx.emit(TurnEnded(current))
     order = state.order
-    i = order.index(state.current)
+    players = state.players
     n = len(order)
-    for k in range(1, n + 1):
-        if not state.players[order[(i + k) % n]].bankrupt:
-            break
-    new_round = state.round + (1 if i + k >= n else 0)
+    i = order.index(current)
+    nxt = i + 1
+    while players[order[nxt % n]].bankrupt:
+        nxt += 1
+    new_round = state.round + 1 if nxt >= n else state.round
     cap = state.config.round_cap
     if cap is not None and new_round > cap:
         _end_by_worth(ctx, "round_cap")
         return
-    ctx.emit(TurnStarted(order[(i + k) % n], new_round))
+    ctx.emit(TurnStarted(order[nxt % n], new_round))
     _expire_mortgages(ctx)
 
 

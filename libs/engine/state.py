@@ -52,9 +52,9 @@ class PlayerState:
         )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Payment:
-    """A mandatory payment waiting for the debtor's `Pay` (D1)."""
+    """A mandatory payment waiting for the debtor's `Pay` (D1). A value: never changed once made."""
 
     debtor: int
     creditor: int  # seat, or BANK

@@ -115,12 +115,14 @@ def _print_summary(s: dict[str, object]) -> None:
         ("rounds mean / median", f"{s['rounds_mean']} / {s['rounds_median']}"),
         ("player-turns per game mean / median", f"{s['turns_mean']} / {s['turns_median']}"),
         ("player-turns", s["player_turns"]),
+        ("dice rolls", s["rolls"]),
         ("events", s["events"]),
         ("win share by seat", s["win_share_by_seat"]),
         ("events hash", s["events_hash"] or "(not computed)"),
         ("elapsed", f"{s['elapsed_s']} s"),
         ("games/s", s["games_per_s"]),
         ("player-turns/s", s["player_turns_per_s"]),
+        ("dice rolls/s", s["rolls_per_s"]),
         ("events/s", s["events_per_s"]),
     ]
     width = max(len(k) for k, _ in rows)

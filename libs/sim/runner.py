@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 
 from bots import make_bot
-from engine import Event, TableConfig, TableState, TurnStarted, apply, new_game, preset
+from engine import Event, Roll, TableConfig, TableState, apply, new_game, preset
 from engine.rng import draw
 
 #: Round cap used until the clock and economy rules end games on their own.
@@ -34,6 +34,7 @@ class GameResult:
     winner: int
     rounds: int
     player_turns: int
+    rolls: int  # dice rolls (re-rolls after doubles and jail rolls count)
     commands: int
     events: int
     events_hash: str
@@ -81,11 +82,14 @@ def play_game(
             digest.update(event_bytes(e))
     if on_events:
         on_events(state, events)
-    commands = 0
+    commands = rolls = 0
     while not state.finished:
         seat = state.actor
-        new = apply(state, seat_bots[seat].choose(state, seat))
+        command = seat_bots[seat].choose(state, seat)
+        new = apply(state, command)
         commands += 1
+        if type(command) is Roll:
+            rolls += 1
         n_events += len(new)
         if hash_events:
             for e in new:
@@ -102,6 +106,7 @@ def play_game(
         winner=state.winner,
         rounds=state.round,
         player_turns=state.turn_no,
+        rolls=rolls,
         commands=commands,
         events=n_events,
         events_hash=digest.hexdigest() if hash_events else "",
@@ -162,6 +167,7 @@ class Summary:
             "turns_mean": round(statistics.fmean(turns), 3),
             "turns_median": statistics.median(turns),
             "player_turns": player_turns,
+            "rolls": sum(g.rolls for g in r),
             "commands": sum(g.commands for g in r),
             "events": events,
             "win_share_by_seat": [round(w / games, 4) if games else 0.0 for w in wins],
@@ -169,12 +175,13 @@ class Summary:
             "elapsed_s": round(elapsed, 3),
             "games_per_s": round(games / elapsed, 2),
             "player_turns_per_s": round(player_turns / elapsed, 1),
+            "rolls_per_s": round(sum(g.rolls for g in r) / elapsed, 1),
             "events_per_s": round(events / elapsed, 1),
         }
 
 
 #: Keys of the summary that measure time and so differ between identical runs.
-TIMING_KEYS = frozenset({"elapsed_s", "games_per_s", "player_turns_per_s", "events_per_s"})
+TIMING_KEYS = frozenset({"elapsed_s", "games_per_s", "player_turns_per_s", "rolls_per_s", "events_per_s"})
 
 
 def simulate(spec: RunSpec, workers: int = 1, progress: Callable[[int, int], None] | None = None) -> Summary:
@@ -199,5 +206,4 @@ __all__ = [
     "play_game",
     "run_games",
     "simulate",
-    "TurnStarted",
 ]
