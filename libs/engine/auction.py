@@ -34,6 +34,7 @@ class AuctionStarted(Event):
     bidders: tuple[int, ...]
     start_price: int
     increment: int
+    seller: int = -1  # X3: the owner selling a mortgaged property; -1: the bank
 
 
 @dataclass(slots=True)
@@ -69,6 +70,7 @@ def open_auction(event: AuctionStarted) -> AuctionState:
         turn=0,
         start_price=event.start_price,
         increment=event.increment,
+        seller=event.seller,
     )
 
 

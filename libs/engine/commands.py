@@ -79,3 +79,53 @@ class EndTurn(Command):
 @dataclass(slots=True)
 class Surrender(Command):
     seat: int
+
+
+@dataclass(slots=True)
+class Tick(Command):
+    """E6: the table's clock reads `now` (game ms); due timers fire (E1, E2, E5)."""
+
+    now: int
+    seat: int = -1
+
+
+@dataclass(slots=True)
+class RequestPause(Command):
+    seat: int
+
+
+@dataclass(slots=True)
+class VotePause(Command):
+    seat: int
+    yes: bool
+
+
+@dataclass(slots=True)
+class ConfirmBack(Command):
+    seat: int
+
+
+@dataclass(slots=True)
+class ChooseBusMove(Command):
+    seat: int
+    steps: int
+
+
+@dataclass(slots=True)
+class ChooseSquare(Command):
+    seat: int
+    square: int
+
+
+@dataclass(slots=True)
+class Demolish(Command):
+    seat: int
+    square: int
+
+
+@dataclass(slots=True)
+class AuctionMortgaged(Command):
+    """X3: put one's own mortgaged property to auction at once."""
+
+    seat: int
+    square: int

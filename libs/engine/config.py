@@ -46,6 +46,26 @@ class CasinoRules:
 
 
 @dataclass(frozen=True, slots=True)
+class ClockRules:
+    """E1-E6: every timer and time rule, in game seconds and game minutes."""
+
+    turn_seconds: int = 75  # E1 (60 s thinking + 15 s animation)
+    bid_seconds: int = 20  # E1, A1
+    debt_seconds: int = 60  # E1, D1
+    missed_turns_limit: int = 3  # E2: timed-out turns in a row before bankruptcy
+    salary_stop_minute: int | None = 46  # E3 (None: never)
+    tax_start_minute: int | None = 61  # E4 (None: never)
+    tax_start_percent: int = 50
+    tax_step_percent: int = 10
+    tax_step_minutes: int = 5
+    tax_max_percent: int = 99
+    pause_vote_seconds: int = 30  # E5
+    resume_countdown_seconds: int = 3  # E5 (decision)
+    #: E6: game seconds per real second; the service applies it, events record it.
+    scale: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class TableConfig:
     ruleset: str
     mode: str
@@ -74,6 +94,15 @@ class TableConfig:
     auction: AuctionRules = field(default_factory=AuctionRules)
     trade: TradeRules = field(default_factory=TradeRules)
     casino: CasinoRules = field(default_factory=CasinoRules)
+    clock: ClockRules = field(default_factory=ClockRules)
+    #: X4: two teams, seats 0 and 2 against 1 and 3.
+    teams: bool = False
+    #: X3: the purchasable squares are dealt out at the start.
+    deal_board: bool = False
+    #: X3: an owner may put a mortgaged property of theirs to auction at once.
+    mortgage_auction: bool = False
+    #: X6: the speed die joins from this round on (None: never).
+    speed_die_from_round: int | None = None
     #: Games still running after this many rounds end by net worth (None: no cap).
     round_cap: int | None = None
 

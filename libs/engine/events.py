@@ -52,6 +52,8 @@ class DiceRolled(Event):
     seat: int
     d1: int
     d2: int
+    #: X6: the speed die (0: not rolled; 1-3; 4 Mr. Monopoly; 5 Bus).
+    speed: int = 0
 
 
 @dataclass(slots=True)
@@ -97,6 +99,8 @@ class PaymentDue(Event):
     amount: int
     reason: str
     then_move: bool = False
+    #: The part of `amount` that goes to the bank, not the creditor (E4 rent tax, X3 lifting cost).
+    bank_share: int = 0
 
 
 @dataclass(slots=True)
@@ -105,6 +109,7 @@ class PaymentMade(Event):
     creditor: int
     amount: int
     reason: str
+    bank_share: int = 0
 
 
 @dataclass(slots=True)
@@ -168,6 +173,7 @@ class PlayerBankrupt(Event):
     seat: int
     creditor: int  # seat or -1 (bank)
     place: int
+    cause: str = "debt"  # "debt" | "surrender" | "timeout" (E2)
 
 
 @dataclass(slots=True)
@@ -179,4 +185,108 @@ class TurnEnded(Event):
 class GameEnded(Event):
     winner: int
     places: tuple[int, ...]  # final place per seat, 1 = winner
-    reason: str  # "last_player" | "round_cap"
+    reason: str  # "last_player" | "last_team" | "round_cap"
+    game_ms: int = 0  # E6: game time played, pauses excluded
+    scale: int = 1  # E6: the clock scale the game ran at
+
+
+@dataclass(slots=True)
+class ClockAdvanced(Event):
+    """E6: the table's clock (game milliseconds since creation) moved on."""
+
+    now: int
+
+
+@dataclass(slots=True)
+class TurnTimedOut(Event):
+    """E2: the turn timer ran out; the game plays the rest of the turn by default."""
+
+    seat: int
+    missed: int  # timed-out turns in a row, this one included
+
+
+@dataclass(slots=True)
+class TimedOut(Event):
+    """E1: a bid, a trade answer or a debt ran out of time; the default follows."""
+
+    seat: int
+    what: str  # "bid" | "trade" | "debt"
+
+
+@dataclass(slots=True)
+class PauseRequested(Event):
+    seat: int
+
+
+@dataclass(slots=True)
+class PauseVoted(Event):
+    seat: int
+    yes: bool
+
+
+@dataclass(slots=True)
+class PauseRejected(Event):
+    reason: str  # "vote" (someone said no) | "timeout" (silence is no)
+
+
+@dataclass(slots=True)
+class GamePaused(Event):
+    pass
+
+
+@dataclass(slots=True)
+class BackConfirmed(Event):
+    seat: int
+
+
+@dataclass(slots=True)
+class ResumeScheduled(Event):
+    at: int  # game ms when play resumes (E5 countdown)
+
+
+@dataclass(slots=True)
+class GameResumed(Event):
+    paused_ms: int
+
+
+@dataclass(slots=True)
+class BoardDealt(Event):
+    """X3: the purchasable squares dealt out at the start."""
+
+    squares: tuple[int, ...]
+    owners: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class ChoiceOffered(Event):
+    """A decision only the player can make: "bus", "triple" (X6) or "demolish" (C4 Duel)."""
+
+    seat: int
+    kind: str
+
+
+@dataclass(slots=True)
+class BusMoveChosen(Event):
+    seat: int
+    steps: int
+
+
+@dataclass(slots=True)
+class SquareChosen(Event):
+    seat: int
+    square: int
+
+
+@dataclass(slots=True)
+class BuildingDemolished(Event):
+    seat: int  # the drawer
+    square: int
+    level: int  # level after the demolition
+
+
+@dataclass(slots=True)
+class MrMonopolyMoved(Event):
+    """X6: after the move and its square, on to the nearest unowned (else opponent's) property."""
+
+    seat: int
+    square: int

@@ -21,35 +21,55 @@ from . import casino, rng
 from .board import Kind
 from .cards import Card, Effect
 from .commands import (
+    AuctionMortgaged,
     Build,
     BuyProperty,
+    ChooseBusMove,
+    ChooseSquare,
     Command,
+    ConfirmBack,
     DeclineProperty,
+    Demolish,
     EndTurn,
     LiftMortgage,
     Mortgage,
     Pay,
     PayJailFine,
+    RequestPause,
     Roll,
     SellBuilding,
     Surrender,
+    Tick,
     UseJailCard,
+    VotePause,
 )
 from .config import TableConfig
 from .errors import RuleViolation
 from .events import (
+    BackConfirmed,
     BankPaid,
+    BoardDealt,
     BuildingBuilt,
+    BuildingDemolished,
     BuildingSold,
+    BusMoveChosen,
     CardDrawn,
+    ChoiceOffered,
+    ClockAdvanced,
     DeckShuffled,
     DiceRolled,
     Event,
     GameEnded,
+    GamePaused,
+    GameResumed,
     LeftJail,
     MortgageExpired,
     MortgageLifted,
     Moved,
+    MrMonopolyMoved,
+    PauseRejected,
+    PauseRequested,
+    PauseVoted,
     PaymentDue,
     PaymentMade,
     PlayerBankrupt,
@@ -57,11 +77,15 @@ from .events import (
     PropertyMortgaged,
     PurchaseDeclined,
     PurchaseOffered,
+    ResumeScheduled,
     SentToJail,
+    SquareChosen,
     TableCreated,
+    TimedOut,
     TurnEnded,
     TurnOrderSet,
     TurnStarted,
+    TurnTimedOut,
 )
 from .state import BANK, Payment, Phase, PlayerState, TableState, TradeOffer
 from .trade import (
@@ -77,6 +101,10 @@ from .trade import (
 )
 
 JAIL_SQUARE = 10
+#: X6: the speed die's six faces: three numbers, Mr. Monopoly twice, the bus.
+SPEED_MR_MONOPOLY = 4
+SPEED_BUS = 5
+SPEED_FACES = (1, 2, 3, SPEED_MR_MONOPOLY, SPEED_MR_MONOPOLY, SPEED_BUS)
 _MANAGE = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT, Phase.POST_ROLL})
 _LIFT = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.POST_ROLL})
 _TRADE_WINDOWS = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT})
@@ -87,6 +115,8 @@ _ONLY_AUCTION = frozenset({Phase.AUCTION})
 _ONLY_CASINO = frozenset({Phase.CASINO})
 _ONLY_TRADE = frozenset({Phase.TRADE})
 _ONLY_POST_ROLL = frozenset({Phase.POST_ROLL})
+_ONLY_CHOICE = frozenset({Phase.CHOICE})
+_ROLL_DONE = frozenset({Phase.PRE_ROLL, Phase.POST_ROLL})
 
 
 # ---------------------------------------------------------------------------
@@ -104,6 +134,11 @@ def new_game(config: TableConfig, players: Sequence[str], seed: int) -> tuple[Ta
     ctx.events.append(created)
     ctx.emit(TurnOrderSet(rng.shuffled(range(n), state.rng_seed, state.rng_counter)))  # type: ignore[arg-type]
     ctx.emit(DeckShuffled("chance", rng.shuffled(_deck_ids(config), state.rng_seed, state.rng_counter)))
+    if config.deal_board:  # X3: dealt evenly at random, the remainder stays with the bank
+        squares = rng.shuffled(config.board.purchasable, state.rng_seed, state.rng_counter)
+        each = len(squares) // n
+        dealt = squares[: each * n]
+        ctx.emit(BoardDealt(dealt, tuple(state.order[i % n] for i in range(len(dealt)))))
     ctx.emit(TurnStarted(state.order[0], 1))
     return state, ctx.events
 
@@ -123,6 +158,7 @@ def initial_state(created: TableCreated) -> TableState:
         mortgaged_round=[-1] * 40,
         deck=[],
         seq=1,
+        missed=[0] * len(created.players),
     )
 
 
@@ -153,6 +189,8 @@ def apply(state: TableState, command: Command) -> list[Event]:
     check(state, command)
     ctx = _Ctx(state)
     effect(ctx, command)
+    if state.mr_monopoly:
+        _mr_monopoly(ctx)
     return ctx.events
 
 
@@ -170,12 +208,19 @@ def check(state: TableState, command: Command) -> None:
 
 
 def legal_commands(state: TableState, seat: int) -> list[Command]:
-    """Every legal command of `seat` now.
+    """Every legal game move of `seat` now (while paused: confirming one is back).
+
+    Pause requests and votes, open to every player at any time, come from
+    `pause_commands`.
 
     Amount-valued commands are listed at their smallest legal value (a bid at
     the minimum); trade proposals are not listed (their terms are open).
     """
-    if state.finished or seat != state.actor:
+    if state.finished:
+        return []
+    if state.paused:
+        return [ConfirmBack(seat)] if _passes(state, ConfirmBack(seat)) else []
+    if seat != state.actor:
         return []
     phase = state.phase
     candidates: list[Command] = []
@@ -197,20 +242,37 @@ def legal_commands(state: TableState, seat: int) -> list[Command]:
     elif phase is Phase.TRADE:
         assert state.trade is not None
         candidates += [AcceptTrade(seat, state.trade.trade_id), DeclineTrade(seat, state.trade.trade_id)]
+    elif phase is Phase.CHOICE:
+        d1, d2 = state.dice
+        if state.choice == "bus":
+            candidates += [ChooseBusMove(seat, steps) for steps in sorted({d1, d2, d1 + d2})]
+        elif state.choice == "triple":
+            candidates += [ChooseSquare(seat, sq) for sq in range(40)]
+        else:
+            candidates += [Demolish(seat, sq) for sq in _demolition_targets(state, seat)]
     elif phase is Phase.POST_ROLL:
         candidates.append(EndTurn(seat))
+    if phase in _LIFT:
+        candidates += [AuctionMortgaged(seat, sq) for sq in _owned(state, seat)]
     if phase in _MANAGE:
         for sq in _owned(state, seat):
             candidates += [SellBuilding(seat, sq), Mortgage(seat, sq), LiftMortgage(seat, sq)]
         candidates.append(Surrender(seat))
-    legal: list[Command] = []
-    for command in candidates:
-        try:
-            check(state, command)
-        except RuleViolation:
-            continue
-        legal.append(command)
-    return legal
+    return [command for command in candidates if _passes(state, command)]
+
+
+def pause_commands(state: TableState, seat: int) -> list[Command]:
+    """E5: what `seat` may say about pausing now (asked of every player, not only the actor)."""
+    candidates: list[Command] = [RequestPause(seat), VotePause(seat, True), VotePause(seat, False)]
+    return [command for command in candidates if _passes(state, command)]
+
+
+def _passes(state: TableState, command: Command) -> bool:
+    try:
+        check(state, command)
+    except RuleViolation:
+        return False
+    return True
 
 
 class _Ctx:
@@ -237,6 +299,8 @@ class _Ctx:
 
 def _actor(state: TableState, seat: int, phases: frozenset[Phase], rule: str = "G2") -> None:
     """Refuse a command from anyone but the seat the game waits for, or in another phase."""
+    if state.paused:
+        raise RuleViolation("E5", "the game is paused: confirm you are back")
     if seat != state.actor or type(seat) is not int:
         if state.finished:
             raise RuleViolation("D5", "the game is over")
@@ -376,7 +440,7 @@ def _check_propose(state: TableState, cmd: ProposeTrade) -> None:
     limit = state.config.trade.max_proposals_per_turn
     if limit is not None and state.proposals >= limit:
         raise RuleViolation("T1", f"at most {limit} trade proposals per turn")
-    validate_terms(state, offer_of(state.next_trade_id, cmd))
+    validate_terms(state, offer_of(state.next_trade_id, cmd), teammates(state, cmd.seat, cmd.counterparty))
 
 
 def _pending_trade(state: TableState, seat: int, trade_id: int) -> TradeOffer:
@@ -389,7 +453,8 @@ def _pending_trade(state: TableState, seat: int, trade_id: int) -> TradeOffer:
 
 
 def _check_accept(state: TableState, cmd: AcceptTrade) -> None:
-    validate_terms(state, _pending_trade(state, cmd.seat, cmd.trade_id))
+    trade = _pending_trade(state, cmd.seat, cmd.trade_id)
+    validate_terms(state, trade, teammates(state, trade.proposer, trade.counterparty))
 
 
 def _check_decline_trade(state: TableState, cmd: DeclineTrade) -> None:
@@ -417,7 +482,11 @@ def _do_roll(ctx: _Ctx, cmd: Roll) -> None:
     d1, d2 = rng.dice(state.rng_seed, state.rng_counter)
     player = state.players[seat]
     was_in_jail = player.in_jail
-    ctx.emit(DiceRolled(seat, d1, d2))
+    speed = 0
+    start = state.config.speed_die_from_round
+    if start is not None and state.round >= start and not was_in_jail:
+        speed = SPEED_FACES[rng.die(state.rng_seed, state.rng_counter + 2) - 1]
+    ctx.emit(DiceRolled(seat, d1, d2, speed))
     if was_in_jail:
         if d1 == d2:  # J3: free, move by this roll, no further roll
             ctx.emit(LeftJail(seat, "doubles"))
@@ -430,7 +499,10 @@ def _do_roll(ctx: _Ctx, cmd: Roll) -> None:
         ctx.emit(SentToJail(seat, "third_doubles"))
         _end_turn(ctx)
         return
-    _move(ctx, seat, d1 + d2)
+    elif speed == SPEED_BUS or (d1 == d2 == speed):  # X6: bus, or a triple
+        ctx.emit(ChoiceOffered(seat, "bus" if speed == SPEED_BUS else "triple"))
+        return
+    _move(ctx, seat, d1 + d2 + (speed if speed <= 3 else 0))
     _land(ctx, seat)
 
 
@@ -496,18 +568,18 @@ def _do_surrender(ctx: _Ctx, cmd: Surrender) -> None:
     creditor = BANK
     if state.payments and state.payments[0].debtor == cmd.seat:
         creditor = state.payments[0].creditor  # D3: surrendering a debt to a player
-    _bankrupt(ctx, cmd.seat, creditor)
+    _bankrupt(ctx, cmd.seat, creditor, "surrender")
 
 
 def _do_bid(ctx: _Ctx, cmd: Command) -> None:
     state = ctx.state
     auction = state.auction
     assert auction is not None
-    reason = auction.reason
+    reason, seller = auction.reason, auction.seller
     for event in auctions.decide(auction, cmd, _bid_limit(state, cmd)):
         ctx.emit(event)
         if isinstance(event, auctions.AuctionSettled):
-            _after_auction(ctx, event, reason)
+            _after_auction(ctx, event, reason, seller)
 
 
 def _do_propose(ctx: _Ctx, cmd: ProposeTrade) -> None:
@@ -542,6 +614,297 @@ def _do_decline_bet(ctx: _Ctx, cmd: casino.DeclineBet) -> None:
     ctx.emit(casino.BetDeclined(cmd.seat))
 
 
+# -- the speed die, choices and Duel's own-mortgage auction (X3, X6, C4) -------------
+
+
+def _check_bus(state: TableState, cmd: ChooseBusMove) -> None:
+    _actor(state, cmd.seat, _ONLY_CHOICE, rule="X6")
+    if state.choice != "bus":
+        raise RuleViolation("X6", "no bus move to choose")
+    d1, d2 = state.dice
+    if type(cmd.steps) is not int or cmd.steps not in (d1, d2, d1 + d2):
+        raise RuleViolation("X6", f"the bus moves {d1}, {d2} or {d1 + d2} squares")
+
+
+def _do_bus(ctx: _Ctx, cmd: ChooseBusMove) -> None:
+    ctx.emit(BusMoveChosen(cmd.seat, cmd.steps))
+    _move(ctx, cmd.seat, cmd.steps)
+    _land(ctx, cmd.seat)
+
+
+def _check_square(state: TableState, cmd: ChooseSquare) -> None:
+    _actor(state, cmd.seat, _ONLY_CHOICE, rule="X6")
+    if state.choice != "triple":
+        raise RuleViolation("X6", "no triple to move with")
+    if type(cmd.square) is not int or not 0 <= cmd.square < 40:
+        raise RuleViolation("B1", f"there is no square {cmd.square!r}")
+
+
+def _do_square(ctx: _Ctx, cmd: ChooseSquare) -> None:
+    ctx.emit(SquareChosen(cmd.seat, cmd.square))
+    _move_to(ctx, cmd.seat, cmd.square)
+    _land(ctx, cmd.seat)
+
+
+def _demolition_targets(state: TableState, seat: int) -> list[int]:
+    """C4 (Duel): opponents' squares with a building."""
+    return [
+        sq
+        for sq in state.config.board.purchasable
+        if state.buildings[sq] and state.owner[sq] != seat and not teammates(state, seat, state.owner[sq])
+    ]
+
+
+def _check_demolish(state: TableState, cmd: Demolish) -> None:
+    _actor(state, cmd.seat, _ONLY_CHOICE, rule="C4")
+    if state.choice != "demolish":
+        raise RuleViolation("C4", "no demolition to choose")
+    if cmd.square not in _demolition_targets(state, cmd.seat):
+        raise RuleViolation("C4", "choose an opponent's property with a building")
+
+
+def _do_demolish(ctx: _Ctx, cmd: Demolish) -> None:
+    ctx.emit(BuildingDemolished(cmd.seat, cmd.square, ctx.state.buildings[cmd.square] - 1))
+
+
+def _check_mortgage_auction(state: TableState, cmd: AuctionMortgaged) -> None:
+    _actor(state, cmd.seat, _LIFT, rule="X3")
+    if not state.config.mortgage_auction:
+        raise RuleViolation("X3", "only Duel auctions one's own mortgaged property")
+    _property(state, cmd.seat, cmd.square, "X3")
+    if state.mortgaged_round[cmd.square] < 0:
+        raise RuleViolation("X3", "only a mortgaged property goes to this auction")
+
+
+def _do_mortgage_auction(ctx: _Ctx, cmd: AuctionMortgaged) -> None:
+    _start_auction(ctx, cmd.square, "owner_sale", after=cmd.seat, excluded=cmd.seat, seller=cmd.seat)
+
+
+def _mr_monopoly(ctx: _Ctx) -> None:
+    """X6: once the square of the roll is resolved, on to the nearest unowned property,
+    else the nearest one an opponent owns."""
+    state = ctx.state
+    seat = state.current
+    if state.finished or state.paused or state.actor != seat or state.phase not in _ROLL_DONE:
+        return
+    squares = state.config.board.squares
+    start = state.players[seat].position
+    target = -1
+    for want_unowned in (True, False):
+        for step in range(1, 40):
+            sq = (start + step) % 40
+            if not squares[sq].purchasable:
+                continue
+            owner = state.owner[sq]
+            opponent = owner not in (seat, BANK) and not teammates(state, seat, owner)
+            if (owner == BANK) if want_unowned else opponent:
+                target = sq
+                break
+        if target >= 0:
+            break
+    ctx.emit(MrMonopolyMoved(seat, target))
+    if target >= 0:
+        _move_to(ctx, seat, target)
+        _land(ctx, seat)
+
+
+# -- the clock: ticks, time-outs and pauses (E1-E6) -------------------------------
+
+
+def _check_tick(state: TableState, cmd: Tick) -> None:
+    if type(cmd.now) is not int:
+        raise RuleViolation("E6", f"the clock reads whole milliseconds, not {cmd.now!r}")
+    if cmd.now < state.clock:
+        raise RuleViolation("E6", f"the clock does not go back ({cmd.now} < {state.clock})")
+
+
+def _do_tick(ctx: _Ctx, cmd: Tick) -> None:
+    state = ctx.state
+    if cmd.now > state.clock:
+        ctx.emit(ClockAdvanced(cmd.now))
+    for _ in range(10_000):  # every pass settles one due timer; the bound only guards bugs
+        due = next_deadline(state)
+        if due is None or due > cmd.now:
+            return
+        _fire(ctx)
+        if state.mr_monopoly:
+            _mr_monopoly(ctx)
+    raise RuntimeError("timers did not settle")  # pragma: no cover
+
+
+def next_deadline(state: TableState) -> int | None:
+    """The game ms at which the game acts by itself next (E1, E2, E5), or None."""
+    if state.finished:
+        return None
+    times = []
+    if state.vote_deadline >= 0:
+        times.append(state.vote_deadline)
+    if state.resume_at >= 0:
+        times.append(state.resume_at)
+    if state.paused:
+        return min(times) if times else None
+    times.append(_decision_deadline(state))
+    return min(times)
+
+
+def _decision_deadline(state: TableState) -> int:
+    phase = state.phase
+    if phase is Phase.AUCTION:
+        return state.bid_deadline
+    if phase is Phase.TRADE:
+        return state.turn_deadline
+    if phase is Phase.PAYMENT and _in_debt_time(state):
+        return state.payment_deadline
+    return state.clock if state.timed_out else state.turn_deadline
+
+
+def _in_debt_time(state: TableState) -> bool:
+    """A payment runs on the debt timer (D1, 60 s) unless it is the current player's and affordable."""
+    due = state.payments[0]
+    return due.debtor != state.current or state.players[due.debtor].cash < due.amount
+
+
+def _fire(ctx: _Ctx) -> None:
+    """Act for whoever's timer ran out, as E2 says."""
+    state = ctx.state
+    if state.vote_deadline >= 0 and state.vote_deadline <= state.clock:
+        ctx.emit(PauseRejected("timeout"))  # E5: silence is no
+        return
+    if state.resume_at >= 0 and state.resume_at <= state.clock:
+        ctx.emit(GameResumed(state.clock - state.paused_at))
+        return
+    phase = state.phase
+    actor = state.actor
+    if phase is Phase.AUCTION:  # A1: no bid in time is a pass
+        ctx.emit(TimedOut(actor, "bid"))
+        _do_bid(ctx, auctions.PassBid(actor))
+        return
+    if phase is Phase.TRADE:
+        trade = state.trade
+        assert trade is not None
+        ctx.emit(TimedOut(actor, "trade"))
+        _do_decline_trade(ctx, DeclineTrade(actor, trade.trade_id))
+        return
+    if phase is Phase.PAYMENT and _in_debt_time(state):
+        ctx.emit(TimedOut(actor, "debt"))
+        _liquidate_and_pay(ctx, actor)
+        return
+    seat = state.current
+    if not state.timed_out:
+        missed = state.missed[seat] + 1
+        ctx.emit(TurnTimedOut(seat, missed))
+        if missed >= state.config.clock.missed_turns_limit:  # E2: three in a row
+            _bankrupt(ctx, seat, BANK, "timeout")
+            return
+    _default_action(ctx, seat)
+
+
+def _default_action(ctx: _Ctx, seat: int) -> None:
+    """E2: what the game does for a player out of time."""
+    state = ctx.state
+    phase = state.phase
+    if phase is Phase.PRE_ROLL:
+        _do_roll(ctx, Roll(seat))
+    elif phase is Phase.BUY:
+        _do_decline(ctx, DeclineProperty(seat))
+    elif phase is Phase.PAYMENT:
+        _liquidate_and_pay(ctx, seat)
+    elif phase is Phase.CASINO:
+        _do_decline_bet(ctx, casino.DeclineBet(seat))
+    elif phase is Phase.CHOICE:
+        d1, d2 = state.dice
+        if state.choice == "bus":  # X6: time-out takes the sum
+            _do_bus(ctx, ChooseBusMove(seat, d1 + d2))
+        elif state.choice == "triple":  # decision: time-out moves by the three dice
+            ctx.emit(SquareChosen(seat, (state.players[seat].position + d1 + d2 + state.speed) % 40))
+            _move(ctx, seat, d1 + d2 + state.speed)
+            _land(ctx, seat)
+        else:  # decision: time-out demolishes on the opponent's most built square
+            targets = _demolition_targets(state, seat)
+            best = max(targets, key=lambda sq: (state.buildings[sq], -sq))
+            _do_demolish(ctx, Demolish(seat, best))
+    else:
+        _end_turn(ctx)
+
+
+def _liquidate_and_pay(ctx: _Ctx, seat: int) -> None:
+    """E2 (decision): sell and mortgage, cheapest first, until the debt is covered; else bankruptcy."""
+    state = ctx.state
+    due = state.payments[0]
+    cfg = state.config
+    board = cfg.board
+    while state.players[seat].cash < due.amount:
+        built = [sq for sq in _owned(state, seat) if state.buildings[sq]]
+        if built:
+            cost = min(board.squares[sq].house_cost for sq in built)
+            cheapest = [sq for sq in built if board.squares[sq].house_cost == cost]
+            _do_sell(ctx, SellBuilding(seat, max(cheapest, key=lambda sq: (state.buildings[sq], -sq))))
+            continue
+        free = [sq for sq in _owned(state, seat) if state.mortgaged_round[sq] < 0]
+        if not free:
+            _bankrupt(ctx, seat, due.creditor)
+            return
+        _do_mortgage(ctx, Mortgage(seat, min(free, key=lambda sq: (board.squares[sq].mortgage_value, sq))))
+    _do_pay(ctx, Pay(seat))
+
+
+def _check_request_pause(state: TableState, cmd: RequestPause) -> None:
+    _active(state, cmd.seat)
+    if state.paused or state.vote_deadline >= 0:
+        raise RuleViolation("E5", "a pause is already asked for or on")
+
+
+def _do_request_pause(ctx: _Ctx, cmd: RequestPause) -> None:
+    ctx.emit(PauseRequested(cmd.seat))
+    _pause_if_agreed(ctx)
+
+
+def _check_vote(state: TableState, cmd: VotePause) -> None:
+    _active(state, cmd.seat)
+    if state.vote_deadline < 0:
+        raise RuleViolation("E5", "no pause vote is open")
+    if cmd.seat in state.pause_votes:
+        raise RuleViolation("E5", "you have already voted")
+    if type(cmd.yes) is not bool:
+        raise RuleViolation("E5", "a vote is yes or no")
+
+
+def _do_vote(ctx: _Ctx, cmd: VotePause) -> None:
+    ctx.emit(PauseVoted(cmd.seat, cmd.yes))
+    if not cmd.yes:
+        ctx.emit(PauseRejected("vote"))
+        return
+    _pause_if_agreed(ctx)
+
+
+def _pause_if_agreed(ctx: _Ctx) -> None:
+    state = ctx.state
+    if all(s in state.pause_votes for s in state.active_seats):  # E5: unanimous
+        ctx.emit(GamePaused())
+
+
+def _check_back(state: TableState, cmd: ConfirmBack) -> None:
+    _active(state, cmd.seat)
+    if not state.paused or state.resume_at >= 0:
+        raise RuleViolation("E5", "the game is not waiting for players to come back")
+    if cmd.seat in state.back:
+        raise RuleViolation("E5", "you have already confirmed")
+
+
+def _do_back(ctx: _Ctx, cmd: ConfirmBack) -> None:
+    state = ctx.state
+    ctx.emit(BackConfirmed(cmd.seat))
+    if all(s in state.back for s in state.active_seats):
+        ctx.emit(ResumeScheduled(state.clock + state.config.clock.resume_countdown_seconds * 1000))
+
+
+def _active(state: TableState, seat: int) -> None:
+    if state.finished:
+        raise RuleViolation("D5", "the game is over")
+    if type(seat) is not int or not 0 <= seat < len(state.players) or state.players[seat].bankrupt:
+        raise RuleViolation("G1", f"seat {seat!r} is not an active player")
+
+
 # -- shared steps of the effects -------------------------------------------------
 
 
@@ -551,11 +914,28 @@ def _move(ctx: _Ctx, seat: int, steps: int) -> None:
     start = state.players[seat].position
     end = (start + steps) % 40
     ctx.emit(Moved(seat, start, end))
-    if start + steps >= 40:
+    if start + steps >= 40 and salary_paid(state):
         cfg = state.config
         ctx.emit(BankPaid(seat, cfg.salary, "salary"))
         if end == 0 and cfg.start_bonus:
             ctx.emit(BankPaid(seat, cfg.start_bonus, "start_bonus"))
+
+
+def salary_paid(state: TableState) -> bool:
+    """E3: salary (and the start bonus) stop at the salary-stop minute."""
+    stop = state.config.clock.salary_stop_minute
+    return stop is None or state.minute < stop
+
+
+def rent_tax_percent(state: TableState) -> int:
+    """E4: the share of rent that goes to the bank at the current game minute."""
+    clock = state.config.clock
+    start = clock.tax_start_minute
+    minute = state.minute
+    if start is None or minute < start:
+        return 0
+    steps = (minute - start) // clock.tax_step_minutes
+    return min(clock.tax_start_percent + steps * clock.tax_step_percent, clock.tax_max_percent)
 
 
 def _move_to(ctx: _Ctx, seat: int, target: int) -> None:
@@ -577,8 +957,10 @@ def _land(ctx: _Ctx, seat: int, card: Card | None = None) -> None:
             owner != seat
             and state.mortgaged_round[pos] < 0
             and (state.config.rent_while_jailed or not state.players[owner].in_jail)
+            and not teammates(state, seat, owner)
         ):
-            _charge(ctx, seat, owner, rent(state, pos, card), "rent")
+            due = rent(state, pos, card)
+            _charge(ctx, seat, owner, due, "rent", bank_share=due * rent_tax_percent(state) // 100)
     elif kind is Kind.TAX:
         _charge(ctx, seat, BANK, square.tax, "tax")
     elif kind is Kind.CHANCE:
@@ -610,7 +992,14 @@ def rent(state: TableState, square: int, card: Card | None = None) -> int:
     return sum(state.dice) * multiplier
 
 
-def _charge(ctx: _Ctx, debtor: int, creditor: int, amount: int, reason: str, then_move: bool = False) -> None:
+def teammates(state: TableState, a: int, b: int) -> bool:
+    """X4: seats 0 and 2 play against 1 and 3."""
+    return state.config.teams and a != b and a % 2 == b % 2
+
+
+def _charge(
+    ctx: _Ctx, debtor: int, creditor: int, amount: int, reason: str, then_move: bool = False, bank_share: int = 0
+) -> None:
     """A mandatory payment: pending until paid (D1), or bankruptcy if it cannot be raised (D2)."""
     if amount <= 0:
         return
@@ -619,7 +1008,7 @@ def _charge(ctx: _Ctx, debtor: int, creditor: int, amount: int, reason: str, the
     if state.players[debtor].cash < owed and state.raisable(debtor) < owed:
         _bankrupt(ctx, debtor, creditor)
         return
-    ctx.emit(PaymentDue(debtor, creditor, amount, reason, then_move))
+    ctx.emit(PaymentDue(debtor, creditor, amount, reason, then_move, bank_share))
 
 
 def _draw_chance(ctx: _Ctx, seat: int) -> None:
@@ -670,10 +1059,12 @@ def _draw_chance(ctx: _Ctx, seat: int) -> None:
                 else:
                     houses += level
         _charge(ctx, seat, BANK, houses * card.amount + hotels * card.amount2, "repairs")
+    elif effect is Effect.DEMOLISH and _demolition_targets(state, seat):
+        ctx.emit(ChoiceOffered(seat, "demolish"))
     # JAIL_FREE: kept by the drawer (evolve); nothing else happens.
 
 
-def _start_auction(ctx: _Ctx, square: int, reason: str, after: int, excluded: int) -> None:
+def _start_auction(ctx: _Ctx, square: int, reason: str, after: int, excluded: int, seller: int = BANK) -> None:
     state = ctx.state
     order = state.active_seats
     i = order.index(after) if after in order else -1
@@ -687,13 +1078,18 @@ def _start_auction(ctx: _Ctx, square: int, reason: str, after: int, excluded: in
         return
     rules = state.config.auction
     price = state.config.board.squares[square].price
-    start = price if rules.start_at_price or reason == "mortgage_expired" else rules.min_first_bid
-    ctx.emit(auctions.AuctionStarted(auction_id, square, reason, bidders, start, rules.increment))
+    start = price if rules.start_at_price or reason != "declined" else rules.min_first_bid
+    ctx.emit(auctions.AuctionStarted(auction_id, square, reason, bidders, start, rules.increment, seller))
 
 
-def _after_auction(ctx: _Ctx, settled: auctions.AuctionSettled, reason: str) -> None:
+def _after_auction(ctx: _Ctx, settled: auctions.AuctionSettled, reason: str, seller: int = BANK) -> None:
     if settled.winner != BANK:
-        _charge(ctx, settled.winner, BANK, settled.price, "auction")  # A3
+        if seller != BANK:  # X3: the seller gets the price less the lifting cost
+            cfg = ctx.state.config
+            lift = cfg.lift_cost(cfg.board.squares[settled.square].price)
+            _charge(ctx, settled.winner, seller, settled.price, "auction", bank_share=min(lift, settled.price))
+        else:
+            _charge(ctx, settled.winner, BANK, settled.price, "auction")  # A3
     if reason == "mortgage_expired":
         _expire_mortgages(ctx)
 
@@ -729,23 +1125,36 @@ def _expire_mortgages(ctx: _Ctx) -> None:
             return
 
 
-def _bankrupt(ctx: _Ctx, seat: int, creditor: int) -> None:
-    """D2-D5: out of the game; the last player left wins."""
+def _bankrupt(ctx: _Ctx, seat: int, creditor: int, cause: str = "debt") -> None:
+    """D2-D5: out of the game; the last player (Team 2v2: team) left wins."""
     state = ctx.state
     was_current = seat == state.current
-    ctx.emit(PlayerBankrupt(seat, creditor, len(state.active_seats)))
+    ctx.emit(PlayerBankrupt(seat, creditor, len(state.active_seats), cause))
     active = state.active_seats
-    if state.auction is not None and len(active) > 1:  # the bankrupt bidder left a running auction
-        reason = state.auction.reason
+    if state.auction is not None and not _game_decided(state):  # the bankrupt bidder left an auction
+        reason, seller = state.auction.reason, state.auction.seller
         settled = auctions.result_if_closed(state.auction)
         if settled is not None:
             ctx.emit(settled)
-            _after_auction(ctx, settled, reason)
-    if len(active) == 1:
-        places = tuple(p.place if p.bankrupt else 1 for p in state.players)
-        ctx.emit(GameEnded(active[0], places, "last_player"))
+            _after_auction(ctx, settled, reason, seller)
+    if _game_decided(state):
+        if state.config.teams:  # X4: the last team standing wins; the team places are 1 and 2
+            team = active[0] % 2
+            places = tuple(1 if p.seat % 2 == team else 2 for p in state.players)
+            ctx.emit(GameEnded(active[0], places, "last_team", state.game_ms, state.config.clock.scale))
+        else:
+            places = tuple(p.place if p.bankrupt else 1 for p in state.players)
+            ctx.emit(GameEnded(active[0], places, "last_player", state.game_ms, state.config.clock.scale))
     elif was_current:
         _end_turn(ctx)
+
+
+def _game_decided(state: TableState) -> bool:
+    """D5: one player left, or (X4) one team."""
+    active = state.active_seats
+    if state.config.teams:
+        return len({s % 2 for s in active}) <= 1
+    return len(active) <= 1
 
 
 def _end_turn(ctx: _Ctx) -> None:
@@ -776,7 +1185,7 @@ def _end_by_worth(ctx: _Ctx, reason: str) -> None:
     places = [p.place for p in state.players]
     for place, seat in enumerate(ranked, start=1):
         places[seat] = place
-    ctx.emit(GameEnded(ranked[0], tuple(places), reason))
+    ctx.emit(GameEnded(ranked[0], tuple(places), reason, state.game_ms, state.config.clock.scale))
 
 
 def _others(state: TableState, seat: int) -> list[int]:
@@ -828,6 +1237,11 @@ def _ev_deck(s: TableState, e: DeckShuffled) -> None:
 
 
 def _ev_turn_started(s: TableState, e: TurnStarted) -> None:
+    s.turn_deadline = s.clock + s.config.clock.turn_seconds * 1000  # E1
+    s.timed_out = False
+    s.mr_monopoly = False
+    s.choice = ""
+    s.speed = 0
     s.current = e.seat
     s.round = e.round
     s.turn_no += 1
@@ -839,11 +1253,13 @@ def _ev_turn_started(s: TableState, e: TurnStarted) -> None:
 
 
 def _ev_dice(s: TableState, e: DiceRolled) -> None:
-    s.rng_counter += 2
+    s.rng_counter += 3 if e.speed else 2
     s.rolled = True
     s.dice = (e.d1, e.d2)
+    s.speed = e.speed
+    s.mr_monopoly = e.speed == SPEED_MR_MONOPOLY
     player = s.players[e.seat]
-    double = e.d1 == e.d2
+    double = e.d1 == e.d2 and e.d1 != e.speed  # X6: a triple is not doubles
     if player.in_jail:
         s.roll_again = False  # J3
         if not double:
@@ -879,7 +1295,9 @@ def _ev_declined(s: TableState, e: PurchaseDeclined) -> None:
 
 
 def _ev_payment_due(s: TableState, e: PaymentDue) -> None:
-    s.payments.append(Payment(e.debtor, e.creditor, e.amount, e.reason, e.then_move))
+    if not s.payments:
+        s.payment_deadline = s.clock + s.config.clock.debt_seconds * 1000  # E1, D1
+    s.payments.append(Payment(e.debtor, e.creditor, e.amount, e.reason, e.then_move, e.bank_share))
 
 
 def _ev_payment_made(s: TableState, e: PaymentMade) -> None:
@@ -888,7 +1306,17 @@ def _ev_payment_made(s: TableState, e: PaymentMade) -> None:
     if e.creditor == BANK:
         s.bank_in += e.amount
     else:
-        s.players[e.creditor].cash += e.amount
+        s.players[e.creditor].cash += e.amount - e.bank_share
+        s.bank_in += e.bank_share
+    if s.payments:
+        s.payment_deadline = s.clock + s.config.clock.debt_seconds * 1000
+    if e.debtor != s.current:
+        _restart_turn_timer(s)
+
+
+def _restart_turn_timer(s: TableState) -> None:
+    """Decision: the turn timer starts again when play comes back from other players' decisions."""
+    s.turn_deadline = s.clock + s.config.clock.turn_seconds * 1000
 
 
 def _ev_card(s: TableState, e: CardDrawn) -> None:
@@ -898,6 +1326,7 @@ def _ev_card(s: TableState, e: CardDrawn) -> None:
 
 
 def _ev_jailed(s: TableState, e: SentToJail) -> None:
+    s.mr_monopoly = False
     player = s.players[e.seat]
     player.position = JAIL_SQUARE
     player.in_jail = True
@@ -949,18 +1378,24 @@ def _ev_expired(s: TableState, e: MortgageExpired) -> None:
 def _ev_auction_started(s: TableState, e: auctions.AuctionStarted) -> None:
     s.auction = auctions.open_auction(e)
     s.next_auction_id = e.auction_id + 1
+    s.bid_deadline = s.clock + s.config.clock.bid_seconds * 1000  # E1, A1
 
 
 def _ev_auction_move(s: TableState, e: Event) -> None:
     assert s.auction is not None
     auctions.evolve(s.auction, e)
+    s.bid_deadline = s.clock + s.config.clock.bid_seconds * 1000
 
 
 def _ev_auction_settled(s: TableState, e: auctions.AuctionSettled) -> None:
+    seller = s.auction.seller if s.auction is not None else BANK
     s.auction = None
     s.next_auction_id = max(s.next_auction_id, e.auction_id + 1)
     if e.winner != BANK:
         s.owner[e.square] = e.winner
+        if seller != BANK:  # X3: sold out of its mortgage
+            s.mortgaged_round[e.square] = -1
+    _restart_turn_timer(s)
 
 
 def _ev_trade_proposed(s: TableState, e: TradeProposed) -> None:
@@ -974,10 +1409,12 @@ def _ev_trade_proposed(s: TableState, e: TradeProposed) -> None:
 def _ev_trade_executed(s: TableState, e: TradeExecuted) -> None:
     apply_offer(s, e)
     s.trade = None
+    _restart_turn_timer(s)
 
 
 def _ev_trade_declined(s: TableState, e: TradeDeclined) -> None:
     s.trade = None
+    _restart_turn_timer(s)
 
 
 def _ev_casino_opened(s: TableState, e: casino.CasinoOpened) -> None:
@@ -1010,8 +1447,13 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
     cfg = s.config
     player = s.players[e.seat]
     to_player = e.creditor != BANK
+    partner = e.seat ^ 2 if cfg.teams and e.seat ^ 2 < len(s.players) else -1
+    heir = partner if not to_player and partner >= 0 and not s.players[partner].bankrupt else -1
     for sq in cfg.board.purchasable:
         if s.owner[sq] != e.seat:
+            continue
+        if heir >= 0:  # X4: bankrupt to the bank, the teammate takes the properties over as they are
+            s.owner[sq] = heir
             continue
         level = s.buildings[sq]
         if level:
@@ -1041,6 +1483,10 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
         s.trade = None
     if s.auction is not None:
         auctions.withdraw(s.auction, e.seat)
+    if e.seat in s.pause_votes:
+        s.pause_votes.remove(e.seat)
+    if e.seat in s.back:
+        s.back.remove(e.seat)
     if e.seat == s.current:
         s.offer = -1
         s.casino = False
@@ -1048,7 +1494,86 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
 
 
 def _ev_turn_ended(s: TableState, e: TurnEnded) -> None:
-    pass
+    if not s.timed_out:
+        s.missed[e.seat] = 0  # E2: the missed turns must come in a row
+
+
+def _ev_clock(s: TableState, e: ClockAdvanced) -> None:
+    s.clock = e.now
+
+
+def _ev_turn_timed_out(s: TableState, e: TurnTimedOut) -> None:
+    s.timed_out = True
+    s.missed[e.seat] = e.missed
+
+
+def _ev_nothing(s: TableState, e: Event) -> None:
+    """An event that records what happened; its effects come as the events after it."""
+
+
+def _ev_pause_requested(s: TableState, e: PauseRequested) -> None:
+    s.pause_votes = [e.seat]
+    s.vote_deadline = s.clock + s.config.clock.pause_vote_seconds * 1000
+
+
+def _ev_pause_voted(s: TableState, e: PauseVoted) -> None:
+    if e.yes:
+        s.pause_votes.append(e.seat)
+
+
+def _ev_pause_rejected(s: TableState, e: PauseRejected) -> None:
+    s.pause_votes = []
+    s.vote_deadline = -1
+
+
+def _ev_paused(s: TableState, e: GamePaused) -> None:
+    s.pause_votes = []
+    s.vote_deadline = -1
+    s.paused = True
+    s.paused_at = s.clock
+    s.back = []
+
+
+def _ev_back(s: TableState, e: BackConfirmed) -> None:
+    s.back.append(e.seat)
+
+
+def _ev_resume_scheduled(s: TableState, e: ResumeScheduled) -> None:
+    s.resume_at = e.at
+
+
+def _ev_resumed(s: TableState, e: GameResumed) -> None:
+    """E5: every timer was frozen; it goes on from where it stood."""
+    s.paused = False
+    s.resume_at = -1
+    s.back = []
+    s.paused_total += e.paused_ms
+    s.turn_deadline += e.paused_ms
+    s.bid_deadline += e.paused_ms
+    s.payment_deadline += e.paused_ms
+
+
+def _ev_board_dealt(s: TableState, e: BoardDealt) -> None:
+    for sq, seat in zip(e.squares, e.owners, strict=True):
+        s.owner[sq] = seat
+    s.rng_counter += rng.shuffle_draws(len(s.config.board.purchasable))
+
+
+def _ev_choice_offered(s: TableState, e: ChoiceOffered) -> None:
+    s.choice = e.kind
+
+
+def _ev_choice_made(s: TableState, e: Event) -> None:
+    s.choice = ""
+
+
+def _ev_demolished(s: TableState, e: BuildingDemolished) -> None:
+    s.choice = ""
+    s.buildings[e.square] = e.level
+
+
+def _ev_mr_monopoly(s: TableState, e: MrMonopolyMoved) -> None:
+    s.mr_monopoly = False
 
 
 def _ev_game_ended(s: TableState, e: GameEnded) -> None:
@@ -1093,6 +1618,22 @@ _EVOLVE: dict[type, Callable[[TableState, Any], None]] = {
     PlayerBankrupt: _ev_bankrupt,
     TurnEnded: _ev_turn_ended,
     GameEnded: _ev_game_ended,
+    ClockAdvanced: _ev_clock,
+    TurnTimedOut: _ev_turn_timed_out,
+    TimedOut: _ev_nothing,
+    PauseRequested: _ev_pause_requested,
+    PauseVoted: _ev_pause_voted,
+    PauseRejected: _ev_pause_rejected,
+    GamePaused: _ev_paused,
+    BackConfirmed: _ev_back,
+    ResumeScheduled: _ev_resume_scheduled,
+    GameResumed: _ev_resumed,
+    BoardDealt: _ev_board_dealt,
+    ChoiceOffered: _ev_choice_offered,
+    BusMoveChosen: _ev_choice_made,
+    SquareChosen: _ev_choice_made,
+    BuildingDemolished: _ev_demolished,
+    MrMonopolyMoved: _ev_mr_monopoly,
 }
 
 _RULES: dict[type, tuple[Callable[[TableState, Any], None], Callable[[_Ctx, Any], None]]] = {
@@ -1115,6 +1656,14 @@ _RULES: dict[type, tuple[Callable[[TableState, Any], None], Callable[[_Ctx, Any]
     DeclineTrade: (_check_decline_trade, _do_decline_trade),
     casino.PlaceBet: (_check_bet, _do_bet),
     casino.DeclineBet: (_check_decline_bet, _do_decline_bet),
+    Tick: (_check_tick, _do_tick),
+    RequestPause: (_check_request_pause, _do_request_pause),
+    VotePause: (_check_vote, _do_vote),
+    ConfirmBack: (_check_back, _do_back),
+    ChooseBusMove: (_check_bus, _do_bus),
+    ChooseSquare: (_check_square, _do_square),
+    Demolish: (_check_demolish, _do_demolish),
+    AuctionMortgaged: (_check_mortgage_auction, _do_mortgage_auction),
 }
 
 #: Every event type the engine emits, by name (for serialization).

@@ -7,7 +7,7 @@ never disagree with it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 
 from .config import TableConfig
@@ -21,8 +21,10 @@ class Phase(StrEnum):
     AUCTION = "auction"  # A1: bidding
     PAYMENT = "payment"  # D1: a mandatory payment is pending
     CASINO = "casino"  # K1: bet or decline
+    CHOICE = "choice"  # X6 bus or triple, C4 demolition: the player chooses
     TRADE = "trade"  # T2: the other side accepts or declines
     POST_ROLL = "post_roll"  # G2: optional actions, then end turn
+    PAUSED = "paused"  # E5: only ConfirmBack (and the clock) until play resumes
     GAME_OVER = "game_over"  # D5
 
 
@@ -62,6 +64,8 @@ class Payment:
     reason: str
     #: J4: after this payment the debtor moves by the dice of the roll.
     then_move: bool = False
+    #: The part that goes to the bank instead of the creditor (E4, X3).
+    bank_share: int = 0
 
 
 @dataclass(slots=True)
@@ -76,22 +80,12 @@ class AuctionState:
     turn: int  # index into bidders of who bids now
     start_price: int
     increment: int
+    seller: int = BANK
     high_bid: int = 0
     high_bidder: int = BANK
 
     def copy(self) -> AuctionState:
-        return AuctionState(
-            self.auction_id,
-            self.square,
-            self.reason,
-            list(self.bidders),
-            list(self.out),
-            self.turn,
-            self.start_price,
-            self.increment,
-            self.high_bid,
-            self.high_bidder,
-        )
+        return replace(self, bidders=list(self.bidders), out=list(self.out))
 
     @property
     def bidder(self) -> int:
@@ -151,18 +145,40 @@ class TableState:
     winner: int = -1
     finished: bool = False
     end_reason: str = ""
+    # -- the clock (E1-E6): game milliseconds since the table was created ----------
+    clock: int = 0
+    turn_deadline: int = 0
+    bid_deadline: int = 0
+    payment_deadline: int = 0
+    missed: list[int] = field(default_factory=list)  # E2: timed-out turns in a row, per seat
+    timed_out: bool = False  # E2: this turn ran out of time; the game plays it by default
+    pause_votes: list[int] = field(default_factory=list)  # E5: seats that said yes
+    vote_deadline: int = -1  # E5: -1 when no vote is open
+    paused: bool = False
+    paused_at: int = 0
+    paused_total: int = 0  # pauses so far, in ms (game minutes exclude them)
+    back: list[int] = field(default_factory=list)  # E5: seats that confirmed they are back
+    resume_at: int = -1  # E5: end of the resume countdown, -1 when none
+    # -- the speed die and other choices (X6, C4 Duel) ------------------------------
+    choice: str = ""  # "bus" | "triple" | "demolish" while the player chooses
+    speed: int = 0  # the speed die of the last roll
+    mr_monopoly: bool = False  # X6: the Mr. Monopoly move is still to come this roll
 
     # -- derived -----------------------------------------------------------
     @property
     def phase(self) -> Phase:
         if self.finished:
             return Phase.GAME_OVER
+        if self.paused:
+            return Phase.PAUSED
         if self.trade is not None:
             return Phase.TRADE
         if self.payments:
             return Phase.PAYMENT
         if self.auction is not None:
             return Phase.AUCTION
+        if self.choice:
+            return Phase.CHOICE
         if self.casino:
             return Phase.CASINO
         if self.offer >= 0:
@@ -233,39 +249,22 @@ class TableState:
 
     def copy(self) -> TableState:
         """An independent copy (the config and other frozen values are shared)."""
-        return TableState(
-            self.config,
-            self.seed,
-            self.rng_seed,
-            self.rng_counter,
-            [p.copy() for p in self.players],
-            list(self.order),
-            list(self.owner),
-            list(self.buildings),
-            list(self.mortgaged_round),
-            list(self.deck),
-            self.current,
-            self.round,
-            self.turn_no,
-            self.rolled,
-            self.roll_again,
-            self.doubles,
-            self.dice,
-            list(self.builds),
-            self.proposals,
-            self.offer,
-            list(self.payments),
-            self.auction.copy() if self.auction else None,
-            self.casino,
-            self.trade,
-            self.next_auction_id,
-            self.next_trade_id,
-            self.jackpot,
-            self.bank_in,
-            self.bank_out,
-            self.seq,
-            list(self.eliminated),
-            self.winner,
-            self.finished,
-            self.end_reason,
-        )
+        twin = replace(self)
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, list):
+                setattr(twin, f.name, list(value))
+        twin.players = [p.copy() for p in self.players]
+        twin.auction = self.auction.copy() if self.auction else None
+        return twin
+
+    @property
+    def game_ms(self) -> int:
+        """E3, E4: game time played, pauses excluded."""
+        paused_now = self.clock - self.paused_at if self.paused else 0
+        return self.clock - self.paused_total - paused_now
+
+    @property
+    def minute(self) -> int:
+        """The game minute, counted from 1 like a match clock (minute 61 starts at 60:00)."""
+        return self.game_ms // 60_000 + 1

@@ -239,7 +239,7 @@ def test_D2_surrender_in_debt_resolution_goes_bankrupt_to_the_creditor() -> None
     assert t.state.phase is Phase.PAYMENT
     creditor_cash = t.state.players[creditor].cash
     events = t.do(Surrender(debtor))
-    assert events[0] == PlayerBankrupt(debtor, creditor, 4)
+    assert events[0] == PlayerBankrupt(debtor, creditor, 4, "surrender")
     assert t.state.players[debtor].bankrupt and t.state.players[debtor].place == 4
     assert t.state.players[creditor].cash == creditor_cash + 600
     assert t.state.owner[5] == creditor
@@ -255,7 +255,7 @@ def test_D2_surrender_without_a_debt_goes_bankrupt_to_the_bank() -> None:
     t.state.buildings[6] = t.state.buildings[8] = t.state.buildings[9] = 1
     cash, bank_in = t.state.players[seat].cash, t.state.bank_in
     events = t.do(Surrender(seat))
-    assert events[0] == PlayerBankrupt(seat, BANK, 4)
+    assert events[0] == PlayerBankrupt(seat, BANK, 4, "surrender")
     assert t.state.bank_in == bank_in + cash
     for sq in (5, 6, 8, 9):
         assert t.state.owner[sq] == BANK
@@ -414,12 +414,12 @@ def test_D5_the_last_player_remaining_wins() -> None:
 def test_D5_elimination_order_gives_the_places() -> None:
     t = Table(4, seed=1)
     assert t.state.order == [1, 2, 3, 0]
-    assert t.do(Surrender(1))[0] == PlayerBankrupt(1, BANK, 4)
+    assert t.do(Surrender(1))[0] == PlayerBankrupt(1, BANK, 4, "surrender")
     assert t.state.current == 2
-    assert t.do(Surrender(2))[0] == PlayerBankrupt(2, BANK, 3)
+    assert t.do(Surrender(2))[0] == PlayerBankrupt(2, BANK, 3, "surrender")
     assert t.state.current == 3
     events = t.do(Surrender(3))
-    assert events == [PlayerBankrupt(3, BANK, 2), GameEnded(0, (1, 4, 3, 2), "last_player")]
+    assert events == [PlayerBankrupt(3, BANK, 2, "surrender"), GameEnded(0, (1, 4, 3, 2), "last_player")]
     assert t.state.eliminated == [1, 2, 3]
     assert [p.place for p in t.state.players] == [1, 4, 3, 2]
     assert t.replay_matches()
@@ -436,7 +436,7 @@ def test_D5_places_when_eliminations_happen_in_play_and_out_of_turn() -> None:
         t.do(next(c for c in legal if not isinstance(c, Surrender) and not isinstance(c, BuyProperty)))
     t.do(EndTurn(first))
     assert t.state.current == second
-    assert t.do(Surrender(second))[0] == PlayerBankrupt(second, BANK, 3)
+    assert t.do(Surrender(second))[0] == PlayerBankrupt(second, BANK, 3, "surrender")
     assert t.state.current == third
     events = t.do(Surrender(third))
     expected = [0, 0, 0]
