@@ -16,10 +16,13 @@ from engine import (
     Bid,
     Build,
     BuyProperty,
+    ChooseBusMove,
+    ChooseSquare,
     Command,
     DeclineBet,
     DeclineProperty,
     DeclineTrade,
+    Demolish,
     EndTurn,
     Kind,
     LiftMortgage,
@@ -48,6 +51,8 @@ class HeuristicBot:
         self.reserve = reserve
         #: Bids go up to this percent of the printed price (double for a group-completing square).
         self.bid_factor_pct = bid_factor_pct
+        #: Stop building with less than this left on the turn timer (E1).
+        self.time_margin_ms = 20_000
         # What the bot knows of the board, worked out again only when ownership changes.
         self._seen_owner: list[int] = []
         self._seen_seat = -1
@@ -88,7 +93,7 @@ class HeuristicBot:
         if phase is Phase.PRE_ROLL:
             return self._pre_roll(state, seat)
         if phase is Phase.POST_ROLL:
-            return self._manage(state, seat) or EndTurn(seat)
+            return (None if self._hurried(state) else self._manage(state, seat)) or EndTurn(seat)
         if phase is Phase.BUY:
             return self._buy(state, seat)
         if phase is Phase.PAYMENT:
@@ -99,6 +104,8 @@ class HeuristicBot:
             return self._bet(state, seat)
         if phase is Phase.TRADE:
             return self._answer_trade(state, seat)
+        if phase is Phase.CHOICE:
+            return self._choose(state, seat)
         raise ValueError(f"nothing to decide in phase {phase}")
 
     def _pre_roll(self, state: TableState, seat: int) -> Command:
@@ -108,7 +115,13 @@ class HeuristicBot:
                 return UseJailCard(seat)
             if state.round < 15 and player.cash >= state.config.jail_fine + self.reserve:
                 return PayJailFine(seat)
+        if self._hurried(state):
+            return Roll(seat)
         return self._build(state, seat) or self._propose(state, seat) or self._manage(state, seat) or Roll(seat)
+
+    def _hurried(self, state: TableState) -> bool:
+        """The turn timer (E1) is running out: no more optional actions."""
+        return bool(state.clock) and state.turn_deadline - state.clock < self.time_margin_ms
 
     def _buy(self, state: TableState, seat: int) -> Command:
         square = state.config.board.squares[state.offer]
@@ -140,6 +153,27 @@ class HeuristicBot:
         if state.players[seat].cash >= due:
             return Pay(seat)
         return self._raise_cash(state, seat) or Surrender(seat)
+
+    def _choose(self, state: TableState, seat: int) -> Command:
+        """X6 bus and triple: go for an unowned square; C4 demolition: hit the most built square."""
+        squares = state.config.board.squares
+        owner = state.owner
+        if state.choice == "demolish":
+            targets = [sq for sq in state.config.board.purchasable if state.buildings[sq] and owner[sq] != seat]
+            return Demolish(seat, max(targets, key=lambda sq: (state.buildings[sq], squares[sq].price)))
+        if state.choice == "triple":
+            unowned = [sq for sq in state.config.board.purchasable if owner[sq] == BANK]
+            return ChooseSquare(seat, max(unowned, key=lambda sq: squares[sq].price) if unowned else 0)
+        d1, d2 = state.dice
+        here = state.players[seat].position
+
+        def score(steps: int) -> int:
+            sq = (here + steps) % 40
+            if squares[sq].purchasable:
+                return 2 if owner[sq] == BANK else (1 if owner[sq] == seat else -1)
+            return 0
+
+        return ChooseBusMove(seat, max((d1 + d2, d1, d2), key=score))
 
     # -- money management ----------------------------------------------------------
     def _raise_cash(self, state: TableState, seat: int) -> Command | None:

@@ -57,3 +57,11 @@ def online_chance_deck() -> tuple[Card, ...]:
         Card(18, "Street repairs: $400 per branch, $1,150 per corporation", e.REPAIRS, amount=400, amount2=1150),
         Card(19, "Get Out of Jail Free", e.JAIL_FREE),
     )
+
+
+def duel_chance_deck() -> tuple[Card, ...]:
+    """C4 (Duel): the 20 cards and a 21st that destroys a building."""
+    return (
+        *online_chance_deck(),
+        Card(20, "Demolition: remove one building level from an opponent's property", Effect.DEMOLISH),
+    )

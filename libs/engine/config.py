@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .board import Board, online_board
-from .cards import Card, online_chance_deck
+from .cards import Card, duel_chance_deck, online_chance_deck
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +124,152 @@ def classic(**changes: Any) -> TableConfig:
     return cfg.with_changes(**changes) if changes else cfg
 
 
-PRESETS = {"classic": classic}
+#: E1, E3, E4: the faster clock of Speed and Duel.
+FAST_CLOCK = ClockRules(turn_seconds=45, salary_stop_minute=30, tax_start_minute=40)
+
+
+def speed(**changes: Any) -> TableConfig:
+    """X2: $17,500, uneven building, faster clock, speed die from round 8."""
+    return classic(
+        mode="speed", starting_cash=17500, even_build=False, clock=FAST_CLOCK, speed_die_from_round=8
+    ).with_changes(**changes)
+
+
+def duel(**changes: Any) -> TableConfig:
+    """X3: exactly 3 players, the board dealt out, $25,000, free building, 75% sales,
+    own mortgaged property to auction, 21 cards, speed die from round 8, faster clock."""
+    return classic(
+        mode="duel",
+        min_players=3,
+        max_players=3,
+        starting_cash=25000,
+        deal_board=True,
+        even_build=False,
+        builds_per_group_per_turn=None,
+        building_sale_percent=75,
+        mortgage_auction=True,
+        chance_deck=duel_chance_deck(),
+        speed_die_from_round=8,
+        clock=FAST_CLOCK,
+    ).with_changes(**changes)
+
+
+def team(**changes: Any) -> TableConfig:
+    """X4: exactly 4 players in two teams (seats 0 and 2 against 1 and 3), $15,000 each."""
+    return classic(mode="team", min_players=4, max_players=4, teams=True).with_changes(**changes)
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    low: int
+    high: int
+    none_allowed: bool = False
+
+
+#: X5: what a host may set, and within which bounds.
+CUSTOM_BOUNDS: dict[str, Bound] = {
+    "starting_cash": Bound(5_000, 50_000),
+    "turn_seconds": Bound(15, 300),
+    "salary_stop_minute": Bound(5, 240, none_allowed=True),
+    "tax_start_minute": Bound(5, 240, none_allowed=True),
+    "mortgage_rounds": Bound(1, 50, none_allowed=True),
+}
+BUILD_MODES = ("even", "free")
+
+
+def custom(
+    starting_cash: int = 15000,
+    turn_seconds: int = 75,
+    salary_stop_minute: int | None = 46,
+    tax_start_minute: int | None = 61,
+    mortgage_rounds: int | None = 7,
+    build_mode: str = "even",
+    speed_die: bool = False,
+    **changes: Any,
+) -> TableConfig:
+    """X5: a host's table: the settings above, each checked against its bounds."""
+    values = {
+        "starting_cash": starting_cash,
+        "turn_seconds": turn_seconds,
+        "salary_stop_minute": salary_stop_minute,
+        "tax_start_minute": tax_start_minute,
+        "mortgage_rounds": mortgage_rounds,
+    }
+    for name, value in values.items():
+        bound = CUSTOM_BOUNDS[name]
+        if value is None and bound.none_allowed:
+            continue
+        if type(value) is not int or not bound.low <= value <= bound.high:
+            never = " or none" if bound.none_allowed else ""
+            raise ValueError(
+                f"X5: {name} must be a whole number from {bound.low} to {bound.high}{never}, not {value!r}"
+            )
+    if build_mode not in BUILD_MODES:
+        raise ValueError(f"X5: build_mode must be one of {', '.join(BUILD_MODES)}, not {build_mode!r}")
+    if type(speed_die) is not bool:
+        raise ValueError(f"X5: speed_die is on or off, not {speed_die!r}")
+    base = ClockRules()
+    clock = replace(
+        base, turn_seconds=turn_seconds, salary_stop_minute=salary_stop_minute, tax_start_minute=tax_start_minute
+    )
+    return classic(
+        mode="custom",
+        starting_cash=starting_cash,
+        clock=clock,
+        mortgage_expiry_rounds=mortgage_rounds,
+        even_build=build_mode == "even",
+        speed_die_from_round=8 if speed_die else None,
+    ).with_changes(**changes)
+
+
+def rule_card(config: TableConfig) -> str:
+    """X5: the table card: every rule that differs from Classic, in words."""
+    base = classic()
+    players = (
+        str(config.min_players)
+        if config.min_players == config.max_players
+        else f"{config.min_players}-{config.max_players}"
+    )
+    lines = [f"{config.mode.title()} table ({players} players)"]
+
+    def minute(value: int | None) -> str:
+        return "never" if value is None else f"minute {value}"
+
+    rows = [
+        ("Starting money", f"${config.starting_cash:,}", f"${base.starting_cash:,}"),
+        ("Turn timer", f"{config.clock.turn_seconds} s", f"{base.clock.turn_seconds} s"),
+        ("Salary stops", minute(config.clock.salary_stop_minute), minute(base.clock.salary_stop_minute)),
+        ("Rent tax starts", minute(config.clock.tax_start_minute), minute(base.clock.tax_start_minute)),
+        (
+            "Mortgage lost after",
+            "never" if config.mortgage_expiry_rounds is None else f"{config.mortgage_expiry_rounds} rounds",
+            f"{base.mortgage_expiry_rounds} rounds",
+        ),
+        ("Building", "even" if config.even_build else "free (uneven)", "even"),
+        (
+            "Build actions per group per turn",
+            "no limit" if config.builds_per_group_per_turn is None else str(config.builds_per_group_per_turn),
+            str(base.builds_per_group_per_turn),
+        ),
+        ("Buildings sell for", f"{config.building_sale_percent}% of cost", f"{base.building_sale_percent}% of cost"),
+        (
+            "Speed die",
+            "off" if config.speed_die_from_round is None else f"from round {config.speed_die_from_round}",
+            "off",
+        ),
+        ("Teams", "2 against 2" if config.teams else "none", "none"),
+        ("Board dealt at the start", "yes" if config.deal_board else "no", "no"),
+        ("Chance cards", str(len(config.chance_deck)), str(len(base.chance_deck))),
+    ]
+    changed = [(name, value) for name, value, classic_value in rows if value != classic_value]
+    if not changed:
+        lines.append("  Classic rules, nothing changed")
+    for name, value in changed:
+        lines.append(f"  {name}: {value}")
+    return "\n".join(lines)
+
+
+PRESETS = {"classic": classic, "speed": speed, "duel": duel, "team": team, "custom": custom}
 
 
 def preset(name: str, **changes: Any) -> TableConfig:

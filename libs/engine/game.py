@@ -753,15 +753,9 @@ def _decision_deadline(state: TableState) -> int:
         return state.bid_deadline
     if phase is Phase.TRADE:
         return state.turn_deadline
-    if phase is Phase.PAYMENT and _in_debt_time(state):
-        return state.payment_deadline
+    if phase is Phase.PAYMENT and state.payments[0].deadline >= 0:
+        return state.payments[0].deadline
     return state.clock if state.timed_out else state.turn_deadline
-
-
-def _in_debt_time(state: TableState) -> bool:
-    """A payment runs on the debt timer (D1, 60 s) unless it is the current player's and affordable."""
-    due = state.payments[0]
-    return due.debtor != state.current or state.players[due.debtor].cash < due.amount
 
 
 def _fire(ctx: _Ctx) -> None:
@@ -785,7 +779,7 @@ def _fire(ctx: _Ctx) -> None:
         ctx.emit(TimedOut(actor, "trade"))
         _do_decline_trade(ctx, DeclineTrade(actor, trade.trade_id))
         return
-    if phase is Phase.PAYMENT and _in_debt_time(state):
+    if phase is Phase.PAYMENT and state.payments[0].deadline >= 0:
         ctx.emit(TimedOut(actor, "debt"))
         _liquidate_and_pay(ctx, actor)
         return
@@ -1295,13 +1289,21 @@ def _ev_declined(s: TableState, e: PurchaseDeclined) -> None:
 
 
 def _ev_payment_due(s: TableState, e: PaymentDue) -> None:
-    if not s.payments:
-        s.payment_deadline = s.clock + s.config.clock.debt_seconds * 1000  # E1, D1
     s.payments.append(Payment(e.debtor, e.creditor, e.amount, e.reason, e.then_move, e.bank_share))
+    if len(s.payments) == 1:
+        _start_payment_timer(s)
+
+
+def _start_payment_timer(s: TableState) -> None:
+    """D1, E1: a debt (too little cash) or another player's payment gets the debt timer;
+    the current player's affordable payment runs on the turn timer."""
+    due = s.payments[0]
+    if due.debtor != s.current or s.players[due.debtor].cash < due.amount:
+        due.deadline = s.clock + s.config.clock.debt_seconds * 1000
 
 
 def _ev_payment_made(s: TableState, e: PaymentMade) -> None:
-    s.payments.pop(0)
+    paid = s.payments.pop(0)
     s.players[e.debtor].cash -= e.amount
     if e.creditor == BANK:
         s.bank_in += e.amount
@@ -1309,8 +1311,8 @@ def _ev_payment_made(s: TableState, e: PaymentMade) -> None:
         s.players[e.creditor].cash += e.amount - e.bank_share
         s.bank_in += e.bank_share
     if s.payments:
-        s.payment_deadline = s.clock + s.config.clock.debt_seconds * 1000
-    if e.debtor != s.current:
+        _start_payment_timer(s)
+    if paid.deadline >= 0:  # back from a debt or another player's payment
         _restart_turn_timer(s)
 
 
@@ -1550,7 +1552,9 @@ def _ev_resumed(s: TableState, e: GameResumed) -> None:
     s.paused_total += e.paused_ms
     s.turn_deadline += e.paused_ms
     s.bid_deadline += e.paused_ms
-    s.payment_deadline += e.paused_ms
+    for due in s.payments:
+        if due.deadline >= 0:
+            due.deadline += e.paused_ms
 
 
 def _ev_board_dealt(s: TableState, e: BoardDealt) -> None:

@@ -66,6 +66,8 @@ class Payment:
     then_move: bool = False
     #: The part that goes to the bank instead of the creditor (E4, X3).
     bank_share: int = 0
+    #: D1, E1: game ms by which a debt must be settled; -1: the payment runs on the turn timer.
+    deadline: int = -1
 
 
 @dataclass(slots=True)
@@ -149,7 +151,6 @@ class TableState:
     clock: int = 0
     turn_deadline: int = 0
     bid_deadline: int = 0
-    payment_deadline: int = 0
     missed: list[int] = field(default_factory=list)  # E2: timed-out turns in a row, per seat
     timed_out: bool = False  # E2: this turn ran out of time; the game plays it by default
     pause_votes: list[int] = field(default_factory=list)  # E5: seats that said yes
@@ -255,6 +256,7 @@ class TableState:
             if isinstance(value, list):
                 setattr(twin, f.name, list(value))
         twin.players = [p.copy() for p in self.players]
+        twin.payments = [replace(p) for p in self.payments]
         twin.auction = self.auction.copy() if self.auction else None
         return twin
 

@@ -12,7 +12,7 @@ from bots import BOTS
 from engine import PRESETS
 
 from .narrate import play_and_narrate
-from .runner import DEFAULT_ROUND_CAP, RunSpec, simulate
+from .runner import DEFAULT_ROUND_CAP, DEFAULT_THINK_MS, RunSpec, simulate
 
 
 def _round_cap(text: str) -> int | None:
@@ -36,6 +36,19 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_ROUND_CAP,
         help=f"end a game by net worth after this many rounds; 0 = no cap (default {DEFAULT_ROUND_CAP})",
     )
+    sim.add_argument(
+        "--think-seconds",
+        type=float,
+        default=DEFAULT_THINK_MS / 1000,
+        help="virtual clock: game seconds a bot takes per decision; 0 = no clock "
+        f"(default {DEFAULT_THINK_MS / 1000:g})",
+    )
+    sim.add_argument(
+        "--leave-rate",
+        type=float,
+        default=0.0,
+        help="chance per decision that a player walks away for good; its turns then time out (default 0)",
+    )
     sim.add_argument("--workers", type=int, default=1, help="processes (default 1; 0 = one per core)")
     sim.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     sim.add_argument("--no-hash", action="store_true", help="skip the events hash (measures the engine alone)")
@@ -46,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--bots", choices=sorted(BOTS), default="heuristic")
     play.add_argument("--mode", choices=sorted(PRESETS), default="classic")
     play.add_argument("--round-cap", type=_round_cap, default=DEFAULT_ROUND_CAP)
+    play.add_argument("--think-seconds", type=float, default=DEFAULT_THINK_MS / 1000)
     play.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each turn")
     return parser
 
@@ -54,7 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "play":
-            return play_and_narrate(args.mode, args.players, args.seed, args.bots, args.round_cap, args.delay)
+            think_ms = int(args.think_seconds * 1000)
+            return play_and_narrate(args.mode, args.players, args.seed, args.bots, args.round_cap, args.delay, think_ms)
         return _simulate(args)
     except BrokenPipeError:  # `monopoly play | head`: the reader left, which is fine
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -74,15 +89,20 @@ def _simulate(args: argparse.Namespace) -> int:
         mode=args.mode,
         round_cap=args.round_cap,
         hash_events=not args.no_hash,
+        think_ms=int(args.think_seconds * 1000),
+        leave_rate=args.leave_rate,
     )
     try:
         config = spec.config()
     except (TypeError, ValueError) as exc:
         print(f"monopoly simulate: {exc}", file=sys.stderr)
         return 2
+    if args.think_seconds < 0 or not 0 <= args.leave_rate <= 1:
+        print("monopoly simulate: --think-seconds must be >= 0 and --leave-rate from 0 to 1", file=sys.stderr)
+        return 2
     if not config.min_players <= args.players <= config.max_players:
         print(
-            f"monopoly simulate: {args.mode} takes {config.min_players}-{config.max_players} players (X1)",
+            f"monopoly simulate: {args.mode} takes {config.min_players}-{config.max_players} players",
             file=sys.stderr,
         )
         return 2
@@ -112,6 +132,10 @@ def _print_summary(s: dict[str, object]) -> None:
         ("games", s["games"]),
         ("finished (last player standing)", s["finished"]),
         ("capped (round cap, by net worth)", s["capped"]),
+        ("end reasons", s["end_reasons"]),
+        ("bankruptcies by cause", s["bankruptcies"]),
+        ("turn time-outs", s["turn_timeouts"]),
+        ("game minutes", s["game_minutes"]),
         ("rounds mean / median", f"{s['rounds_mean']} / {s['rounds_median']}"),
         ("player-turns per game mean / median", f"{s['turns_mean']} / {s['turns_median']}"),
         ("player-turns", s["player_turns"]),

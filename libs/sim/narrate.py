@@ -11,8 +11,11 @@ from engine import (
     BankPaid,
     BetDeclined,
     BetSettled,
+    BoardDealt,
     BuildingBuilt,
+    BuildingDemolished,
     BuildingSold,
+    BusMoveChosen,
     CardDrawn,
     DiceRolled,
     Event,
@@ -22,20 +25,25 @@ from engine import (
     MortgageExpired,
     MortgageLifted,
     Moved,
+    MrMonopolyMoved,
     PaymentMade,
     PlayerBankrupt,
     PropertyBought,
     PropertyMortgaged,
     PurchaseDeclined,
     SentToJail,
+    SquareChosen,
     TableState,
     TradeDeclined,
     TradeExecuted,
     TurnStarted,
+    TurnTimedOut,
     preset,
 )
 
 from .runner import play_game
+
+_SPEED_FACES = {1: "1", 2: "2", 3: "3", 4: "Mr. Monopoly", 5: "Bus"}
 
 
 def describe(state: TableState, event: Event) -> str | None:
@@ -53,9 +61,23 @@ def describe(state: TableState, event: Event) -> str | None:
         case TurnStarted(seat=seat, round=rnd):
             p = players[seat]
             jail = " (in jail)" if p.in_jail else ""
-            return f"-- round {rnd}: {p.name}, ${p.cash:,}{jail}"
-        case DiceRolled(d1=d1, d2=d2):
-            return f"   rolls {d1}+{d2}" + (" (doubles)" if d1 == d2 else "")
+            clock = f" [minute {state.minute}]" if state.clock else ""
+            return f"-- round {rnd}{clock}: {p.name}, ${p.cash:,}{jail}"
+        case DiceRolled(d1=d1, d2=d2, speed=speed):
+            extra = f" + speed die {_SPEED_FACES[speed]}" if speed else ""
+            return f"   rolls {d1}+{d2}{extra}" + (" (doubles)" if d1 == d2 != speed else "")
+        case TurnTimedOut(seat=seat, missed=missed):
+            return f"   {who(seat)} ran out of time ({missed} in a row)"
+        case MrMonopolyMoved(square=square):
+            return f"   Mr. Monopoly: on to {sq(square)}" if square >= 0 else None
+        case BusMoveChosen(steps=steps):
+            return f"   takes the bus {steps} squares"
+        case SquareChosen(square=square):
+            return f"   triple! chooses {sq(square)}"
+        case BuildingDemolished(square=square, level=level):
+            return f"   demolishes a building on {sq(square)} (now {level})"
+        case BoardDealt(squares=squares):
+            return f"   the board is dealt: {len(squares)} squares"
         case Moved(to_square=to):
             visiting = " (just visiting)" if board[to].kind is Kind.JAIL else ""
             return f"   moves to {sq(to)}{visiting}"
@@ -108,7 +130,9 @@ def describe(state: TableState, event: Event) -> str | None:
     return None
 
 
-def play_and_narrate(mode: str, players: int, seed: int, bots: str, round_cap: int | None, delay: float) -> int:
+def play_and_narrate(
+    mode: str, players: int, seed: int, bots: str, round_cap: int | None, delay: float, think_ms: int = 0
+) -> int:
     """Play one table of bots, printing each turn as it happens."""
     config = preset(mode, round_cap=round_cap)
     out = sys.stdout
@@ -123,7 +147,7 @@ def play_and_narrate(mode: str, players: int, seed: int, bots: str, round_cap: i
                 out.flush()
                 time.sleep(delay)
 
-    state, result = play_game(config, players, seed, bots, on_events=show)
+    state, result = play_game(config, players, seed, bots, on_events=show, think_ms=think_ms)
     print(f"{result.rounds} rounds, {result.player_turns} player-turns, {result.events} events", file=out)
     for p in sorted(state.players, key=lambda p: p.place):
         print(f"  place {p.place}: {p.name} (${state.net_worth(p.seat):,} net worth)", file=out)

@@ -8,6 +8,7 @@ hash over all games is the same byte for byte.
 from __future__ import annotations
 
 import hashlib
+import random
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -18,11 +19,27 @@ from typing import Any
 import orjson
 
 from bots import make_bot
-from engine import Event, Roll, TableConfig, TableState, apply, new_game, preset
+from engine import (
+    ConfirmBack,
+    Event,
+    PlayerBankrupt,
+    Roll,
+    TableConfig,
+    TableState,
+    Tick,
+    TurnTimedOut,
+    apply,
+    new_game,
+    next_deadline,
+    preset,
+)
 from engine.rng import draw
 
-#: Round cap used until the clock and economy rules end games on their own.
-DEFAULT_ROUND_CAP = 300
+#: A safety net: the clock and economy rules (E3, E4) end games long before it.
+DEFAULT_ROUND_CAP = 500
+#: A bot thinks this long per decision on the virtual clock (a person takes a few seconds).
+DEFAULT_THINK_MS = 3000
+_CAUSES = ("debt", "surrender", "timeout")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +52,10 @@ class GameResult:
     rounds: int
     player_turns: int
     rolls: int  # dice rolls (re-rolls after doubles and jail rolls count)
-    commands: int
+    commands: int  # bots' commands (clock ticks not counted)
+    game_ms: int  # game time played on the virtual clock (0 when untimed)
+    timeouts: int  # E2: turns that ran out of time
+    bankruptcies: tuple[int, int, int]  # by cause: debt, surrender, timeout
     events: int
     events_hash: str
 
@@ -49,6 +69,10 @@ class RunSpec:
     mode: str = "classic"
     round_cap: int | None = DEFAULT_ROUND_CAP
     hash_events: bool = True
+    #: Virtual clock: game ms a bot takes per decision (0: no clock, no timers).
+    think_ms: int = DEFAULT_THINK_MS
+    #: Chance per decision that a player walks away for good (its turns then time out, E2).
+    leave_rate: float = 0.0
 
     def config(self) -> TableConfig:
         return preset(self.mode, round_cap=self.round_cap)
@@ -71,43 +95,88 @@ def play_game(
     on_events: Callable[[TableState, list[Event]], None] | None = None,
     hash_events: bool = True,
     max_commands: int = 200_000,
+    think_ms: int = 0,
+    leave_rate: float = 0.0,
 ) -> tuple[TableState, GameResult]:
-    """Play one game to its end; `on_events` sees every command's events."""
+    """Play one game to its end; `on_events` sees every command's events.
+
+    With `think_ms`, the game runs on a virtual clock: before each decision the
+    clock moves on by the bot's thinking time (a `Tick`), so timers, the salary
+    stop and the rent tax apply. A player who left is never asked again; the
+    clock jumps to its deadlines instead.
+    """
     state, events = new_game(config, [f"{bots}-{i}" for i in range(players)], seed)
     seat_bots = [make_bot(bots, draw(seed, 1000 + i)) for i in range(players)]
+    chance = random.Random(draw(seed, 999))
+    gone = [False] * players
     digest = hashlib.blake2b(digest_size=16)
-    n_events = len(events)
-    if hash_events:
-        for e in events:
-            digest.update(event_bytes(e))
-    if on_events:
-        on_events(state, events)
+    n_events = timeouts = 0
+    causes = [0, 0, 0]
     commands = rolls = 0
+    now = 0
+
+    def record(new: list[Event]) -> None:
+        nonlocal n_events, timeouts
+        n_events += len(new)
+        for e in new:
+            if hash_events:
+                digest.update(event_bytes(e))
+            kind = type(e)
+            if kind is PlayerBankrupt:
+                causes[_CAUSES.index(e.cause)] += 1  # type: ignore[attr-defined]
+            elif kind is TurnTimedOut:
+                timeouts += 1
+        if on_events:
+            on_events(state, new)
+
+    record(events)
     while not state.finished:
+        if think_ms:
+            if state.paused:  # every bot comes back at once
+                for seat in state.active_seats:
+                    if seat not in state.back and state.resume_at < 0:
+                        record(apply(state, ConfirmBack(seat)))
+                due = next_deadline(state)
+                now = max(now, due if due is not None else now)
+                record(apply(state, Tick(now)))
+                continue
+            seat = state.actor
+            if gone[seat]:
+                due = next_deadline(state)
+                assert due is not None
+                now = max(now, due)
+            else:
+                now += think_ms
+            new = apply(state, Tick(now))
+            if new:
+                record(new)
+                if state.finished or state.actor != seat or gone[seat]:
+                    continue
+            if leave_rate and chance.random() < leave_rate:
+                gone[seat] = True
+                continue
         seat = state.actor
         command = seat_bots[seat].choose(state, seat)
         new = apply(state, command)
         commands += 1
         if type(command) is Roll:
             rolls += 1
-        n_events += len(new)
-        if hash_events:
-            for e in new:
-                digest.update(event_bytes(e))
-        if on_events:
-            on_events(state, new)
+        record(new)
         if commands >= max_commands:
             raise RuntimeError(f"game seed {seed} did not end within {max_commands} commands")
     return state, GameResult(
         index=-1,
         seed=seed,
-        finished=state.end_reason == "last_player",
+        finished=state.end_reason in ("last_player", "last_team"),
         reason=state.end_reason,
         winner=state.winner,
         rounds=state.round,
         player_turns=state.turn_no,
         rolls=rolls,
         commands=commands,
+        game_ms=state.game_ms,
+        timeouts=timeouts,
+        bankruptcies=(causes[0], causes[1], causes[2]),
         events=n_events,
         events_hash=digest.hexdigest() if hash_events else "",
     )
@@ -116,7 +185,15 @@ def play_game(
 def _play_indexed(args: tuple[RunSpec, int]) -> GameResult:
     spec, index = args
     seed = game_seed(spec.seed, index)
-    _, result = play_game(spec.config(), spec.players, seed, spec.bots, hash_events=spec.hash_events)
+    _, result = play_game(
+        spec.config(),
+        spec.players,
+        seed,
+        spec.bots,
+        hash_events=spec.hash_events,
+        think_ms=spec.think_ms,
+        leave_rate=spec.leave_rate,
+    )
     return GameResult(index, *[getattr(result, f) for f in GameResult.__slots__[1:]])
 
 
@@ -162,6 +239,10 @@ class Summary:
             "finished": sum(g.finished for g in r),
             "capped": sum(g.reason == "round_cap" for g in r),
             "end_reasons": dict(sorted(reasons.items())),
+            "bankruptcies": {cause: sum(g.bankruptcies[i] for g in r) for i, cause in enumerate(_CAUSES)},
+            "turn_timeouts": sum(g.timeouts for g in r),
+            "think_seconds": self.spec.think_ms / 1000,
+            "game_minutes": _distribution([g.game_ms / 60_000 for g in r]),
             "rounds_mean": round(statistics.fmean(rounds), 3),
             "rounds_median": statistics.median(rounds),
             "turns_mean": round(statistics.fmean(turns), 3),
@@ -178,6 +259,25 @@ class Summary:
             "rolls_per_s": round(sum(g.rolls for g in r) / elapsed, 1),
             "events_per_s": round(events / elapsed, 1),
         }
+
+
+def _distribution(values: list[float]) -> dict[str, float]:
+    """Mean and quantiles of game minutes (all zero when games ran untimed)."""
+    if not values:
+        return {}
+    ordered = sorted(values)
+
+    def q(p: float) -> float:
+        return round(ordered[min(len(ordered) - 1, int(p * len(ordered)))], 1)
+
+    return {
+        "mean": round(statistics.fmean(ordered), 1),
+        "min": round(ordered[0], 1),
+        "p10": q(0.1),
+        "median": round(statistics.median(ordered), 1),
+        "p90": q(0.9),
+        "max": round(ordered[-1], 1),
+    }
 
 
 #: Keys of the summary that measure time and so differ between identical runs.
@@ -197,6 +297,7 @@ def simulate(spec: RunSpec, workers: int = 1, progress: Callable[[int, int], Non
 
 __all__ = [
     "DEFAULT_ROUND_CAP",
+    "DEFAULT_THINK_MS",
     "TIMING_KEYS",
     "GameResult",
     "RunSpec",
