@@ -1,11 +1,14 @@
-"""Engine throughput: whole games of 4 heuristic bots in one process, one core.
+"""Engine throughput: whole games of heuristic bots in one process, one core.
 
 What is measured: `monopoly simulate`'s game loop (bots choose, the engine
 checks and applies every command and emits every event), for GAMES games per
-run and RUNS runs per row. Each row gives the median run, the best run and
-the spread, with and without the per-event hash that `monopoly simulate`
-computes by default. The machine is shared and noisy (runs of the same code
-differ by up to 1.5x here): compare medians, or best runs, never single runs.
+run and RUNS runs per row. Rows: Classic without a clock (the engine alone,
+with and without the per-event hash `monopoly simulate` computes by default),
+then every mode on the virtual clock (a Tick before each decision, 3 s of
+thinking per decision, so timers and the economy rules apply). Each row gives
+the median run, the best run and the spread. The machine is shared and noisy
+(runs of the same code differ by up to 1.5x here): compare medians, or best
+runs, never single runs.
 """
 
 from __future__ import annotations
@@ -15,15 +18,35 @@ import os
 import statistics
 import sys
 
-from sim.runner import RunSpec, simulate
+from sim.runner import DEFAULT_THINK_MS, RunSpec, simulate
 
 #: The fastest published Python simulator measured on this kind of machine: about 33,000
 #: player-moves/s (57 games/s of ~128 rounds with 4 bots), without auctions or an event stream.
 REFERENCE_MOVES_PER_S = 33_000
 
 
-def measure(mode: str, games: int, seed: int, hash_events: bool) -> dict[str, float]:
-    spec = RunSpec(games=games, players=4, seed=seed, bots="heuristic", mode=mode, hash_events=hash_events)
+#: (row label, mode, players, virtual clock ms per decision, events hash)
+ROWS = (
+    ("classic, no clock", "classic", 4, 0, False),
+    ("classic, no clock", "classic", 4, 0, True),
+    ("classic", "classic", 4, DEFAULT_THINK_MS, False),
+    ("speed", "speed", 4, DEFAULT_THINK_MS, False),
+    ("duel", "duel", 3, DEFAULT_THINK_MS, False),
+    ("team", "team", 4, DEFAULT_THINK_MS, False),
+    ("custom", "custom", 4, DEFAULT_THINK_MS, False),
+)
+
+
+def measure(mode: str, players: int, think_ms: int, games: int, seed: int, hash_events: bool) -> dict[str, float]:
+    spec = RunSpec(
+        games=games,
+        players=players,
+        seed=seed,
+        bots="heuristic",
+        mode=mode,
+        hash_events=hash_events,
+        think_ms=think_ms,
+    )
     summary = simulate(spec).as_dict()
     keys = ("games_per_s", "player_turns_per_s", "rolls_per_s", "events_per_s")
     return {k: float(summary[k]) for k in keys}
@@ -34,39 +57,41 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=int(os.environ.get("BENCH_GAMES", 200)))
     parser.add_argument("--runs", type=int, default=int(os.environ.get("BENCH_RUNS", 5)))
     parser.add_argument("--seed", type=int, default=2026)
-    parser.add_argument("--modes", default="classic")
+    parser.add_argument("--rows", default="all", help="comma-separated row labels, or all")
     args = parser.parse_args()
     if args.runs < 3:
         parser.error("--runs must be at least 3 (the table reports medians)")
 
     print(__doc__.strip())
     print(
-        f"\n{args.games} games x {args.runs} runs per row, 4 heuristic bots, seed {args.seed}, "
+        f"\n{args.games} games x {args.runs} runs per row, heuristic bots (4, Duel 3), seed {args.seed}, "
         f"python {sys.version.split()[0]}\n",
         flush=True,
     )
     header = (
-        f"{'mode':<9} {'hash':<5} {'games/s':>8} {'player-turns/s':>15} {'best':>8} "
+        f"{'mode':<18} {'hash':<5} {'games/s':>8} {'player-turns/s':>15} {'best':>8} "
         f"{'min-max':>15} {'rolls/s':>8} {'events/s':>9} {'rolls vs ref':>12}"
     )
     print(header)
     print("-" * len(header))
-    for mode in args.modes.split(","):
-        for hashed in (False, True):
-            runs = []
-            for i in range(args.runs):
-                runs.append(measure(mode, args.games, args.seed, hashed))
-                if sys.stderr.isatty():
-                    print(f"  run {i + 1}/{args.runs}...", end="\r", file=sys.stderr, flush=True)
-            med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-            turns = [r["player_turns_per_s"] for r in runs]
-            print(
-                f"{mode:<9} {'on' if hashed else 'off':<5} {med['games_per_s']:>8.1f} "
-                f"{med['player_turns_per_s']:>15,.0f} {max(turns):>8,.0f} "
-                f"{f'{min(turns):,.0f}-{max(turns):,.0f}':>15} {med['rolls_per_s']:>8,.0f} "
-                f"{med['events_per_s']:>9,.0f} {med['rolls_per_s'] / REFERENCE_MOVES_PER_S:>11.2f}x",
-                flush=True,
-            )
+    wanted = None if args.rows == "all" else set(args.rows.split(","))
+    for label, mode, players, think_ms, hashed in ROWS:
+        if wanted is not None and label not in wanted:
+            continue
+        runs = []
+        for i in range(args.runs):
+            runs.append(measure(mode, players, think_ms, args.games, args.seed, hashed))
+            if sys.stderr.isatty():
+                print(f"  run {i + 1}/{args.runs}...", end="\r", file=sys.stderr, flush=True)
+        med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+        turns = [r["player_turns_per_s"] for r in runs]
+        print(
+            f"{label:<18} {'on' if hashed else 'off':<5} {med['games_per_s']:>8.1f} "
+            f"{med['player_turns_per_s']:>15,.0f} {max(turns):>8,.0f} "
+            f"{f'{min(turns):,.0f}-{max(turns):,.0f}':>15} {med['rolls_per_s']:>8,.0f} "
+            f"{med['events_per_s']:>9,.0f} {med['rolls_per_s'] / REFERENCE_MOVES_PER_S:>11.2f}x",
+            flush=True,
+        )
     print(
         "\nplayer-turn: one player's turn (TurnStarted), re-rolls after doubles included in it.\n"
         "rolls: every dice roll (a turn with doubles has several); the reference's 'player-moves' count rolls.\n"

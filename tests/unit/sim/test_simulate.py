@@ -102,3 +102,28 @@ def test_bad_arguments_get_a_clear_error(capsys: pytest.CaptureFixture[str]) -> 
     assert "--games" in capsys.readouterr().err
     assert main(["simulate", "--players", "6"]) == 2
     assert "2-5 players" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("mode", "players"), [("classic", 4), ("speed", 4), ("duel", 3), ("team", 4), ("custom", 5)])
+def test_every_mode_ends_every_game_on_the_clock_deterministically(mode: str, players: int) -> None:
+    spec = RunSpec(games=8, players=players, seed=3, mode=mode)
+    first = simulate(spec).as_dict()
+    assert first["finished"] + first["capped"] == 8
+    assert first["capped"] == 0, "the clock and the economy rules end games before the round cap"
+    assert first["game_minutes"]["min"] > 0  # type: ignore[index]
+    expected_reason = "last_team" if mode == "team" else "last_player"
+    assert first["end_reasons"] == {expected_reason: 8}
+    assert _without_timing(simulate(spec).as_dict()) == _without_timing(first)
+
+
+def test_players_who_leave_time_out_and_go_bankrupt() -> None:
+    summary = simulate(RunSpec(games=10, seed=4, leave_rate=0.01)).as_dict()
+    assert summary["turn_timeouts"] > 0
+    assert summary["bankruptcies"]["timeout"] > 0  # type: ignore[index]
+    assert summary["finished"] == 10
+
+
+def test_untimed_games_have_no_clock() -> None:
+    summary = simulate(RunSpec(games=4, seed=4, think_ms=0)).as_dict()
+    assert summary["game_minutes"]["max"] == 0  # type: ignore[index]
+    assert summary["turn_timeouts"] == 0
