@@ -259,6 +259,11 @@ def rule_card(config: TableConfig) -> str:
         ),
         ("Teams", "2 against 2" if config.teams else "none", "none"),
         ("Board dealt at the start", "yes" if config.deal_board else "no", "no"),
+        (
+            "Own mortgaged property to auction",
+            "allowed" if config.mortgage_auction else "not allowed",
+            "not allowed",
+        ),
         ("Chance cards", str(len(config.chance_deck)), str(len(base.chance_deck))),
     ]
     changed = [(name, value) for name, value, classic_value in rows if value != classic_value]

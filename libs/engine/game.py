@@ -521,7 +521,7 @@ def _do_decline(ctx: _Ctx, cmd: DeclineProperty) -> None:
 
 def _do_pay(ctx: _Ctx, cmd: Pay) -> None:
     due = ctx.state.payments[0]
-    ctx.emit(PaymentMade(due.debtor, due.creditor, due.amount, due.reason))
+    ctx.emit(PaymentMade(due.debtor, due.creditor, due.amount, due.reason, due.bank_share))
     if due.then_move:  # J4: the forced fine is paid, move by the third roll
         ctx.emit(LeftJail(cmd.seat, "forced_fine"))
         d1, d2 = ctx.state.dice
