@@ -719,17 +719,22 @@ def _check_tick(state: TableState, cmd: Tick) -> None:
 
 
 def _do_tick(ctx: _Ctx, cmd: Tick) -> None:
+    """Fire every timer due by `now`, each at its own deadline, so the outcome does not
+    depend on how often the clock is read."""
     state = ctx.state
-    if cmd.now > state.clock:
-        ctx.emit(ClockAdvanced(cmd.now))
     for _ in range(10_000):  # every pass settles one due timer; the bound only guards bugs
         due = next_deadline(state)
         if due is None or due > cmd.now:
-            return
+            break
+        if due > state.clock:
+            ctx.emit(ClockAdvanced(due))
         _fire(ctx)
         if state.mr_monopoly:
             _mr_monopoly(ctx)
-    raise RuntimeError("timers did not settle")  # pragma: no cover
+    else:  # pragma: no cover
+        raise RuntimeError("timers did not settle")
+    if cmd.now > state.clock and not state.finished:
+        ctx.emit(ClockAdvanced(cmd.now))
 
 
 def next_deadline(state: TableState) -> int | None:
@@ -1131,6 +1136,8 @@ def _bankrupt(ctx: _Ctx, seat: int, creditor: int, cause: str = "debt") -> None:
         if settled is not None:
             ctx.emit(settled)
             _after_auction(ctx, settled, reason, seller)
+    if state.vote_deadline >= 0 and not _game_decided(state):
+        _pause_if_agreed(ctx)  # E5: the one who had not answered has left
     if _game_decided(state):
         if state.config.teams:  # X4: the last team standing wins; the team places are 1 and 2
             team = active[0] % 2
