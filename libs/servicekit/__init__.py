@@ -1,0 +1,1 @@
+"""Shared service plumbing: settings, JetStream, Postgres, outbox, gRPC, metrics, embedded servers."""

@@ -1,0 +1,60 @@
+"""NATS JetStream: the stream every table event goes to, declared in code.
+
+FastStream is the services' framework for consuming events (durable
+consumers, explicit acks); the stream itself is declared here from one spec so
+that publishers, consumers and operators agree on it.
+"""
+
+from __future__ import annotations
+
+import nats
+from faststream.nats import JStream
+from nats.aio.client import Client as NATS
+from nats.js import JetStreamContext
+from nats.js.api import RetentionPolicy, StorageType, StreamConfig
+from nats.js.errors import NotFoundError
+
+#: Table events: one subject per table keeps each table's events in order.
+TABLE_EVENTS = JStream(
+    name="MONOPOLY_TABLE_EVENTS",
+    description="Every committed event of every table (one message per committed command)",
+    subjects=["monopoly.table.*.events"],
+    retention=RetentionPolicy.LIMITS,
+    storage=StorageType.FILE,
+    duplicate_window=120.0,  # seconds: a relay retry within it is dropped by Nats-Msg-Id
+    declare=True,
+)
+
+
+def table_subject(table_id: str) -> str:
+    return f"monopoly.table.{table_id}.events"
+
+
+def stream_config(spec: JStream = TABLE_EVENTS) -> StreamConfig:
+    cfg = spec.config
+    return StreamConfig(
+        name=spec.name,
+        description=cfg.description,
+        subjects=list(spec.subjects),
+        retention=cfg.retention,
+        storage=cfg.storage,
+        duplicate_window=cfg.duplicate_window,
+    )
+
+
+async def connect(url: str) -> tuple[NATS, JetStreamContext]:
+    nc = await nats.connect(url, name="monopoly", max_reconnect_attempts=-1)
+    js = nc.jetstream()
+    await ensure_stream(js)
+    return nc, js
+
+
+async def ensure_stream(js: JetStreamContext, spec: JStream = TABLE_EVENTS) -> None:
+    """Create the stream, or bring an existing one to the spec."""
+    config = stream_config(spec)
+    try:
+        await js.stream_info(spec.name)
+    except NotFoundError:
+        await js.add_stream(config)
+        return
+    await js.update_stream(config)

@@ -1,0 +1,61 @@
+"""Postgres: the connection pool and a migration runner of plain, ordered SQL files."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+
+import asyncpg
+
+log = logging.getLogger(__name__)
+
+_MIGRATIONS_TABLE = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    service    text        NOT NULL,
+    version    text        NOT NULL,
+    checksum   text        NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (service, version)
+)
+"""
+
+
+async def create_pool(url: str, min_size: int = 2, max_size: int = 8) -> asyncpg.Pool:
+    pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size)
+    assert pool is not None
+    return pool
+
+
+async def migrate(pool: asyncpg.Pool, service: str, directory: Path) -> list[str]:
+    """Apply the not yet applied `NNN_name.sql` files of `directory` in order, each in a
+    transaction with its record; refuse if an applied file was changed since."""
+    applied_now: list[str] = []
+    async with pool.acquire() as conn:
+        await conn.execute("SELECT pg_advisory_lock(hashtext('schema_migrations'))")
+        try:
+            await conn.execute(_MIGRATIONS_TABLE)
+            done = {
+                r["version"]: r["checksum"]
+                for r in await conn.fetch("SELECT version, checksum FROM schema_migrations WHERE service = $1", service)
+            }
+            for path in sorted(directory.glob("*.sql")):
+                sql = path.read_text()
+                checksum = hashlib.sha256(sql.encode()).hexdigest()
+                if path.name in done:
+                    if done[path.name] != checksum:
+                        raise RuntimeError(f"migration {service}/{path.name} changed after it was applied")
+                    continue
+                async with conn.transaction():
+                    await conn.execute(sql)
+                    await conn.execute(
+                        "INSERT INTO schema_migrations (service, version, checksum) VALUES ($1, $2, $3)",
+                        service,
+                        path.name,
+                        checksum,
+                    )
+                log.info("applied migration %s/%s", service, path.name)
+                applied_now.append(path.name)
+        finally:
+            await conn.execute("SELECT pg_advisory_unlock(hashtext('schema_migrations'))")
+    return applied_now

@@ -1,0 +1,116 @@
+"""A gRPC aio server with health checking, reflection, deadlines and one error mapping.
+
+Every service raises plain exceptions; `ErrorMapping` turns them into statuses:
+`RuleViolation` -> FAILED_PRECONDITION (the rule ID in the message and in the
+trailing metadata `rule-id`), `BadRequest` -> INVALID_ARGUMENT, `NotFound` ->
+NOT_FOUND, `Forbidden` -> PERMISSION_DENIED, `Stale` -> ABORTED,
+`Unavailable` -> UNAVAILABLE, a handler running past its deadline ->
+DEADLINE_EXCEEDED. Anything else is INTERNAL and logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from engine import RuleViolation
+
+from .errors import BadRequest, Forbidden, NotFound, Stale, Unavailable
+
+log = logging.getLogger(__name__)
+
+#: A unary call may take this long at most, whatever deadline the client set.
+DEFAULT_DEADLINE_S = 10.0
+
+_STATUS: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
+    (RuleViolation, grpc.StatusCode.FAILED_PRECONDITION),
+    (BadRequest, grpc.StatusCode.INVALID_ARGUMENT),
+    (NotFound, grpc.StatusCode.NOT_FOUND),
+    (Forbidden, grpc.StatusCode.PERMISSION_DENIED),
+    (Stale, grpc.StatusCode.ABORTED),
+    (Unavailable, grpc.StatusCode.UNAVAILABLE),
+)
+
+
+async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
+    for kind, code in _STATUS:
+        if isinstance(exc, kind):
+            if isinstance(exc, RuleViolation):
+                context.set_trailing_metadata((("rule-id", exc.rule),))
+            await context.abort(code, str(exc))
+    log.exception("internal error", exc_info=exc)
+    await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
+
+
+def _timeout(context: grpc.aio.ServicerContext) -> float:
+    remaining = context.time_remaining()
+    return DEFAULT_DEADLINE_S if remaining is None else min(remaining, DEFAULT_DEADLINE_S)
+
+
+class ErrorMapping(grpc.aio.ServerInterceptor):
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None:
+            return handler
+        if handler.unary_unary is not None:
+            inner = handler.unary_unary
+
+            async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                try:
+                    return await asyncio.wait_for(inner(request, context), _timeout(context))
+                except grpc.aio.AbortError:
+                    raise
+                except TimeoutError:
+                    await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "the call ran out of time")
+                except Exception as exc:
+                    await _abort(context, exc)
+
+            return grpc.unary_unary_rpc_method_handler(unary, handler.request_deserializer, handler.response_serializer)
+        if handler.unary_stream is not None:
+            stream = handler.unary_stream
+
+            async def streaming(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                try:
+                    async for item in stream(request, context):
+                        yield item
+                except grpc.aio.AbortError:
+                    raise
+                except Exception as exc:
+                    await _abort(context, exc)
+
+            return grpc.unary_stream_rpc_method_handler(
+                streaming, handler.request_deserializer, handler.response_serializer
+            )
+        return handler
+
+
+async def start_server(
+    host: str,
+    port: int,
+    register: Iterable[Callable[[grpc.aio.Server], None]],
+    service_names: Iterable[str],
+) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
+    """Start a server on host:port (0: any free port) and return it with the bound port."""
+    server = grpc.aio.server(interceptors=[ErrorMapping()], options=[("grpc.so_reuseport", 0)])
+    for add in register:
+        add(server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names = list(service_names)
+    for name in names:
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
+    bound = server.add_insecure_port(f"{host}:{port}")
+    await server.start()
+    return server, bound, health_servicer

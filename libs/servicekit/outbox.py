@@ -1,0 +1,93 @@
+"""The transactional outbox and its relay.
+
+A service writes outbox rows in the same transaction as its own state, so an
+event is published if and only if it was committed. The relay publishes the
+rows to JetStream in id order with `Nats-Msg-Id` (JetStream drops a repeat
+within its duplicate window) and deletes them only after the stream acked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import asyncpg
+from nats.js import JetStreamContext
+from prometheus_client import Counter, Gauge
+
+log = logging.getLogger(__name__)
+
+PUBLISHED = Counter("outbox_published_messages_total", "Outbox messages acked by JetStream", ["service"])
+DUPLICATES = Counter("outbox_duplicate_messages_total", "Outbox messages JetStream already had", ["service"])
+PENDING = Gauge("outbox_pending_messages", "Outbox rows not yet published", ["service"])
+
+OUTBOX_TABLE = """
+CREATE TABLE IF NOT EXISTS outbox (
+    id         bigserial   PRIMARY KEY,
+    subject    text        NOT NULL,
+    msg_id     text        NOT NULL,
+    payload    bytea       NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+)
+"""
+
+NOTIFY_CHANNEL = "outbox"
+
+
+async def add(conn: asyncpg.Connection, rows: list[tuple[str, str, bytes]]) -> None:
+    """Queue (subject, msg_id, payload) rows inside the caller's transaction."""
+    await conn.executemany("INSERT INTO outbox (subject, msg_id, payload) VALUES ($1, $2, $3)", rows)
+    await conn.execute(f"NOTIFY {NOTIFY_CHANNEL}")
+
+
+class Relay:
+    """Publishes outbox rows to JetStream, oldest first, until stopped."""
+
+    def __init__(self, pool: asyncpg.Pool, js: JetStreamContext, service: str, batch: int = 256) -> None:
+        self.pool = pool
+        self.js = js
+        self.service = service
+        self.batch = batch
+        self._wake = asyncio.Event()
+        self._stopped = False
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def run(self) -> None:
+        async with self.pool.acquire() as listener:
+            await listener.add_listener(NOTIFY_CHANNEL, lambda *_: self._wake.set())
+            while not self._stopped:
+                try:
+                    sent = await self.publish_once()
+                except Exception:  # NATS or Postgres away for a moment: retry, never drop
+                    log.exception("outbox relay failed; retrying")
+                    await asyncio.sleep(0.5)
+                    continue
+                if sent < self.batch:
+                    self._wake.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), timeout=0.5)
+
+    def stop(self) -> None:
+        self._stopped = True
+        self._wake.set()
+
+    async def publish_once(self) -> int:
+        async with self.pool.acquire() as conn:
+            rows = await conn.fetch("SELECT id, subject, msg_id, payload FROM outbox ORDER BY id LIMIT $1", self.batch)
+            PENDING.labels(self.service).set(len(rows))
+            if not rows:
+                return 0
+            # In id order, one subject's messages never overtake each other.
+            acks = await asyncio.gather(
+                *(
+                    self.js.publish(r["subject"], bytes(r["payload"]), headers={"Nats-Msg-Id": r["msg_id"]})
+                    for r in rows
+                )
+            )
+            for ack in acks:
+                (DUPLICATES if ack.duplicate else PUBLISHED).labels(self.service).inc()
+            await conn.execute("DELETE FROM outbox WHERE id = ANY($1::bigint[])", [r["id"] for r in rows])
+            return len(rows)

@@ -1,0 +1,110 @@
+"""Engine events and commands <-> their protobuf messages (proto/monopoly/v1).
+
+The messages are generated from the engine's dataclasses (tools/gen_proto.py)
+with the same field names, so one generic mapping serves every type; a
+nested value (the config of `TableCreated`) travels as canonical JSON.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import typing
+from functools import cache
+from typing import Any
+
+from google.protobuf.message import Message
+
+from engine import COMMAND_TYPES, EVENT_TYPES, Command, Event, codec
+from monopoly.v1 import commands_pb2, common_pb2, events_pb2
+
+from .errors import BadRequest
+
+SCHEMA_VERSION = 1
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
+
+
+@cache
+def _fields(cls: Any) -> tuple[tuple[str, str, Any], ...]:
+    """(dataclass field, proto field, how) for each field: how is 'scalar', 'repeated' or a JSON type."""
+    hints = typing.get_type_hints(cls)
+    out = []
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            continue
+        tp = hints[f.name]
+        if tp in (int, str, bool, float):
+            out.append((f.name, f.name, "scalar"))
+        elif typing.get_origin(tp) is tuple:
+            out.append((f.name, f.name, "repeated"))
+        else:
+            out.append((f.name, f.name + "_json", tp))
+    return tuple(out)
+
+
+def _fill(msg: Message, value: Any) -> None:
+    for name, proto_name, how in _fields(type(value)):  # type: ignore[arg-type]
+        v = getattr(value, name)
+        if how == "scalar":
+            setattr(msg, proto_name, v)
+        elif how == "repeated":
+            getattr(msg, proto_name).extend(v)
+        else:
+            setattr(msg, proto_name, codec.dumps(codec.to_data(v)))
+
+
+def _read(cls: type, msg: Message) -> Any:
+    kwargs: dict[str, Any] = {}
+    for name, proto_name, how in _fields(cls):
+        v = getattr(msg, proto_name)
+        if how == "scalar":
+            kwargs[name] = v
+        elif how == "repeated":
+            kwargs[name] = tuple(v)
+        else:
+            kwargs[name] = codec.from_data(how, json.loads(v))
+    return cls(**kwargs)
+
+
+def event_to_proto(event: Event) -> events_pb2.EventPayload:
+    payload = events_pb2.EventPayload()
+    _fill(getattr(payload, _snake(type(event).__name__)), event)
+    return payload
+
+
+def event_from_proto(payload: events_pb2.EventPayload) -> Event:
+    kind = payload.WhichOneof("kind")
+    if kind is None:
+        raise BadRequest("an event payload with no event")
+    cls = EVENT_TYPES[getattr(payload, kind).DESCRIPTOR.name]
+    return _read(cls, getattr(payload, kind))  # type: ignore[no-any-return]
+
+
+def command_to_proto(command: Command) -> commands_pb2.CommandPayload:
+    payload = commands_pb2.CommandPayload()
+    _fill(getattr(payload, _snake(type(command).__name__)), command)
+    return payload
+
+
+def command_from_proto(payload: commands_pb2.CommandPayload) -> Command:
+    """A command from the wire; an empty payload is a `BadRequest`."""
+    kind = payload.WhichOneof("kind")
+    if kind is None:
+        raise BadRequest("the request carries no command")
+    cls = COMMAND_TYPES[getattr(payload, kind).DESCRIPTOR.name]
+    return _read(cls, getattr(payload, kind))  # type: ignore[no-any-return]
+
+
+def envelope(table_id: str, seq: int, event: Event, game_ms: int, scale: int, wall_ms: int) -> common_pb2.Envelope:
+    return common_pb2.Envelope(
+        event_id=f"{table_id}:{seq}",
+        table_id=table_id,
+        seq=seq,
+        type=type(event).__name__,
+        occurred_at=common_pb2.OccurredAt(game_ms=game_ms, clock_scale=scale, wall_unix_ms=wall_ms),
+        schema_version=SCHEMA_VERSION,
+        payload=event_to_proto(event),
+    )

@@ -1,0 +1,128 @@
+"""The table service's gRPC API (proto/monopoly/v1/table.proto)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import grpc
+
+from engine import Tick, codec
+from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
+from servicekit.errors import BadRequest, Stale
+from servicekit.wire import command_from_proto, envelope
+
+from . import store
+from .tables import TableActor, Tables
+
+SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+
+
+def _table_id(value: str) -> str:
+    if not value or len(value) > 64:
+        raise BadRequest("table_id is required")
+    return value
+
+
+def view(actor: TableActor) -> table_pb2.TableView:
+    s = actor.state
+    return table_pb2.TableView(
+        table_id=actor.table_id,
+        seq=s.seq,
+        phase=s.phase.value,
+        actor=s.actor,
+        finished=s.finished,
+        winner=s.winner,
+        state_json=codec.dumps(codec.state_to_data(s)),
+        mode=s.config.mode,
+        game_ms=s.game_ms,
+    )
+
+
+class TableService(table_pb2_grpc.TableServiceServicer):
+    def __init__(self, tables: Tables) -> None:
+        self.tables = tables
+
+    async def CreateTable(
+        self, request: table_pb2.CreateTableRequest, context: grpc.aio.ServicerContext
+    ) -> table_pb2.CreateTableResponse:
+        settings = {}
+        if request.custom_settings_json:
+            try:
+                settings = json.loads(request.custom_settings_json)
+            except ValueError:
+                raise BadRequest("custom_settings_json is not JSON") from None
+            if not isinstance(settings, dict):
+                raise BadRequest("custom_settings_json is an object of settings")
+        table_id, seq, card = await self.tables.create(
+            request.mode or "classic", list(request.players), request.seed, settings, request.clock_scale
+        )
+        return table_pb2.CreateTableResponse(table_id=table_id, seq=seq, rule_card=card)
+
+    async def JoinTable(
+        self, request: table_pb2.JoinTableRequest, context: grpc.aio.ServicerContext
+    ) -> table_pb2.JoinTableResponse:
+        token = await self.tables.join(_table_id(request.table_id), request.seat)
+        return table_pb2.JoinTableResponse(seat_token=token, seat=request.seat)
+
+    async def GetTable(
+        self, request: table_pb2.GetTableRequest, context: grpc.aio.ServicerContext
+    ) -> table_pb2.TableView:
+        return view(await self.tables.get(_table_id(request.table_id)))
+
+    async def SubmitCommand(
+        self, request: table_pb2.SubmitCommandRequest, context: grpc.aio.ServicerContext
+    ) -> table_pb2.SubmitCommandResponse:
+        table_id = _table_id(request.table_id)
+        if len(request.command_id) > 128:
+            raise BadRequest("command_id is at most 128 characters")
+        command = command_from_proto(request.command)
+        if isinstance(command, Tick):
+            raise BadRequest("the clock is the table service's own: Tick is not a player's command")
+        actor = await self.tables.get(table_id)
+        seat = await self.tables.seat_of(table_id, request.seat_token)
+        if request.expected_seq and request.expected_seq != actor.state.seq:
+            raise Stale(f"the table is at seq {actor.state.seq}, not {request.expected_seq}")
+        answer = await actor.submit(command, request.command_id, seat)
+        return table_pb2.SubmitCommandResponse.FromString(answer)
+
+    async def WatchTable(
+        self, request: table_pb2.WatchTableRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[table_pb2.WatchTableResponse]:
+        table_id = _table_id(request.table_id)
+        if request.from_seq < 0:
+            raise BadRequest("from_seq must be 0 or more")
+        actor = await self.tables.get(table_id)
+        live = actor.subscribe()  # before reading the past: nothing falls in between
+        try:
+            last = request.from_seq
+            if last == 0:
+                snapshot = view(actor)
+                last = snapshot.seq
+                yield table_pb2.WatchTableResponse(snapshot=snapshot)
+            else:
+                async with self.tables.pool.acquire() as conn:
+                    rows = await store.event_rows_after(conn, table_id, last)
+                for r in rows:
+                    event = codec.event_from_data(json.loads(r["payload"]))
+                    wall = int(r["committed_at"].timestamp() * 1000)
+                    yield table_pb2.WatchTableResponse(
+                        event=envelope(table_id, r["seq"], event, r["game_ms"], actor.scale, wall)
+                    )
+                    last = r["seq"]
+            if actor.state.finished and live.empty():
+                return
+            while (batch := await live.get()) is not None:
+                for env in batch:
+                    if env.seq > last:
+                        yield table_pb2.WatchTableResponse(event=env)
+                        last = env.seq
+        finally:
+            actor.unsubscribe(live)
+
+
+def register(service: TableService) -> list[object]:
+    return [lambda server: table_pb2_grpc.add_TableServiceServicer_to_server(service, server)]
+
+
+__all__ = ["SERVICE_NAME", "TableService", "common_pb2", "register", "view"]
