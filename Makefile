@@ -34,7 +34,7 @@ play: $(STAMP)
 
 ## test: lint, type-check and the whole test suite (integration tests on real servers)
 test: $(STAMP) lint typecheck
-	$(BIN)/python -m pytest -n 2 tests
+	$(BIN)/python -m pytest -n 2 --dist loadgroup tests
 
 test-unit: $(STAMP)
 	$(BIN)/python -m pytest -n 2 tests/unit

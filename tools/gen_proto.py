@@ -63,13 +63,15 @@ def render(kind: str, types: dict[str, type], doc: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+EVENTS_DOC = "Every fact of a game: the stream analytics consume, wrapped in common.proto's Envelope."
+COMMANDS_DOC = "What a seat asks the table to do."
+
+
 def main() -> int:
     out = ROOT / "proto" / "monopoly" / "v1"
     out.mkdir(parents=True, exist_ok=True)
-    (out / "events.proto").write_text(
-        render("Event", EVENT_TYPES, "Every fact of a game; the stream analytics consume (see envelope.proto).")
-    )
-    (out / "commands.proto").write_text(render("Command", COMMAND_TYPES, "What a seat asks the table to do."))
+    (out / "events.proto").write_text(render("Event", EVENT_TYPES, EVENTS_DOC))
+    (out / "commands.proto").write_text(render("Command", COMMAND_TYPES, COMMANDS_DOC))
     return 0
 
 

@@ -1,0 +1,10 @@
+# One image for every service: `python -m services.<name>.main` picks the service.
+FROM python:3.11-slim
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY libs ./libs
+COPY services ./services
+RUN pip install --no-cache-dir -e .
+ENV PYTHONPATH=/app/libs:/app PYTHONUNBUFFERED=1
+EXPOSE 50051 9101
+CMD ["python", "-m", "services.table.main"]

@@ -1,0 +1,50 @@
+"""docker-compose.yml names services that exist, commands that point at real modules, ports that agree."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import yaml
+
+from servicekit.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _compose() -> dict:  # type: ignore[type-arg]
+    return yaml.safe_load((ROOT / "docker-compose.yml").read_text())  # type: ignore[no-any-return]
+
+
+def test_every_platform_service_in_compose_exists_in_the_repo() -> None:
+    services = _compose()["services"]
+    assert {"nats", "postgres"} <= services.keys()
+    platform = {name for name in services if name not in ("nats", "postgres")}
+    assert platform, "no platform service in docker-compose.yml"
+    for name in platform:
+        folder = ROOT / "services" / name
+        for part in ("main.py", "api.py", "handlers.py", "store.py", "migrations"):
+            assert (folder / part).exists(), f"services/{name}/{part} is missing"
+        assert services[name]["build"] == "."
+
+
+def test_commands_point_at_real_modules() -> None:
+    for name, spec in _compose()["services"].items():
+        if "build" not in spec:
+            continue
+        command = spec["command"]
+        assert command[:2] == ["python", "-m"]
+        module = command[2]
+        assert importlib.util.find_spec(module) is not None, f"{name}: no module {module}"
+
+
+def test_ports_and_urls_agree_with_the_settings() -> None:
+    services = _compose()["services"]
+    table = services["table"]
+    settings = Settings.from_env({k: str(v) for k, v in table["environment"].items()})
+    assert f"{settings.table_grpc_port}:{settings.table_grpc_port}" in table["ports"]
+    assert f"{settings.table_metrics_port}:{settings.table_metrics_port}" in table["ports"]
+    assert settings.nats_url.startswith("nats://nats:4222")
+    assert "@postgres:5432/" in settings.database_url
+    assert "4222:4222" in services["nats"]["ports"] and "-js" in services["nats"]["command"]
+    assert Settings.from_env({}).table_grpc_port == settings.table_grpc_port  # the defaults match compose
