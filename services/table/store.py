@@ -9,7 +9,6 @@ from typing import Any
 import asyncpg
 
 from engine import Event, TableState, codec
-from servicekit import outbox
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +52,22 @@ async def create_table(
     )
 
 
+_APPEND = """
+WITH events AS (
+    INSERT INTO table_events (table_id, seq, type, payload, game_ms)
+    SELECT $1, seq, type, payload::jsonb, $5 FROM unnest($2::bigint[], $3::text[], $4::text[]) AS e(seq, type, payload)
+), answer AS (
+    INSERT INTO table_commands (table_id, command_id, response)
+    SELECT $1, $8, $9 WHERE $8::text IS NOT NULL
+), out AS (
+    INSERT INTO outbox (subject, msg_id, payload) SELECT $10, $11, $12 WHERE $10::text IS NOT NULL
+)
+UPDATE tables SET seq = $6, finished = $7, updated_at = now(),
+    snapshot = COALESCE($13::jsonb, snapshot), snapshot_seq = CASE WHEN $13::jsonb IS NULL THEN snapshot_seq ELSE $6 END
+WHERE table_id = $1
+"""
+
+
 async def append(
     conn: asyncpg.Connection,
     table_id: str,
@@ -61,44 +76,29 @@ async def append(
     game_ms: int,
     state: TableState,
     snapshot: bool,
-    outbox_rows: list[tuple[str, str, bytes]],
+    outbox_row: tuple[str, str, bytes] | None,
     command_id: str | None = None,
     response: bytes | None = None,
 ) -> None:
-    """One command's events, the table's progress, the command's answer and the outbox rows,
-    in the caller's transaction."""
-    await conn.executemany(
-        "INSERT INTO table_events (table_id, seq, type, payload, game_ms) VALUES ($1, $2, $3, $4, $5)",
-        [
-            (table_id, first_seq + i, type(e).__name__, codec.dumps(codec.event_to_data(e)), game_ms)
-            for i, e in enumerate(events)
-        ],
+    """One command's events, the table's progress, the command's answer and its outbox row, in one
+    statement (one round trip); a command id answered before raises `UniqueViolationError`."""
+    subject, msg_id, payload = outbox_row if outbox_row else (None, None, None)
+    await conn.execute(
+        _APPEND,
+        table_id,
+        list(range(first_seq, first_seq + len(events))),
+        [type(e).__name__ for e in events],
+        [codec.dumps(codec.event_to_data(e)) for e in events],
+        game_ms,
+        state.seq,
+        state.finished,
+        command_id,
+        response,
+        subject,
+        msg_id,
+        payload,
+        codec.dumps(codec.state_to_data(state)) if snapshot else None,
     )
-    if snapshot:
-        await conn.execute(
-            "UPDATE tables SET seq = $2, finished = $3, snapshot = $4, snapshot_seq = $2, updated_at = now() "
-            "WHERE table_id = $1",
-            table_id,
-            state.seq,
-            state.finished,
-            codec.dumps(codec.state_to_data(state)),
-        )
-    else:
-        await conn.execute(
-            "UPDATE tables SET seq = $2, finished = $3, updated_at = now() WHERE table_id = $1",
-            table_id,
-            state.seq,
-            state.finished,
-        )
-    if command_id is not None and response is not None:
-        await conn.execute(
-            "INSERT INTO table_commands (table_id, command_id, response) VALUES ($1, $2, $3)",
-            table_id,
-            command_id,
-            response,
-        )
-    if outbox_rows:
-        await outbox.add(conn, outbox_rows)
 
 
 async def answered(conn: asyncpg.Connection, table_id: str, command_id: str) -> bytes | None:
@@ -141,6 +141,7 @@ async def add_seat(conn: asyncpg.Connection, table_id: str, seat: int, token: st
     return token
 
 
-async def seat_of(conn: asyncpg.Connection, table_id: str, token: str) -> int | None:
-    r = await conn.fetchval("SELECT seat FROM seats WHERE table_id = $1 AND token = $2", table_id, token)
-    return int(r) if r is not None else None
+async def seats(conn: asyncpg.Connection, table_id: str) -> dict[str, int]:
+    """Token -> seat for every seat of the table handed out so far."""
+    rows = await conn.fetch("SELECT seat, token FROM seats WHERE table_id = $1", table_id)
+    return {r["token"]: r["seat"] for r in rows}

@@ -64,6 +64,7 @@ class TableActor:
     recent: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
     timer: asyncio.TimerHandle | None = None
     task: asyncio.Task[None] | None = None
+    tokens: dict[str, int] = field(default_factory=dict)  # seat token -> seat
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"table-{self.table_id}")
@@ -121,14 +122,9 @@ class TableActor:
     async def _handle(self, command: Command | None, command_id: str, seat: int | None) -> bytes:
         kind = type(command).__name__ if command is not None else "Tick"
         started = time.perf_counter()
-        if command_id:
-            cached = self.recent.get(command_id)
-            if cached is None:
-                async with self.tables.pool.acquire() as conn:
-                    cached = await store.answered(conn, self.table_id, command_id)
-            if cached is not None:
-                metrics.COMMANDS.labels(kind, "retried").inc()
-                return cached
+        if command_id and (cached := self.recent.get(command_id)) is not None:
+            metrics.COMMANDS.labels(kind, "retried").inc()
+            return cached
         if command is not None and seat is not None and command.seat != seat:
             metrics.COMMANDS.labels(kind, "forbidden").inc()
             raise Forbidden(f"this token acts for seat {seat}, not seat {command.seat}")
@@ -147,8 +143,24 @@ class TableActor:
                 violation = exc
         answer = b""
         if events:
-            answer = await self._commit(first_seq, events, None if violation else command_id)
+            try:
+                answer = await self._commit(first_seq, events, "" if violation else command_id)
+            except asyncpg.UniqueViolationError:
+                # A retry of a command answered before this process's memory: undo and answer as then.
+                self.state = await self.tables.load_state(self.table_id)
+                async with self.tables.pool.acquire() as conn:
+                    first = await store.answered(conn, self.table_id, command_id)
+                if first is None:
+                    raise
+                metrics.COMMANDS.labels(kind, "retried").inc()
+                return first
         if violation is not None:
+            if command_id:  # a retry from before this process's memory is answered as the first time
+                async with self.tables.pool.acquire() as conn:
+                    first = await store.answered(conn, self.table_id, command_id)
+                if first is not None:
+                    metrics.COMMANDS.labels(kind, "retried").inc()
+                    return first
             metrics.COMMANDS.labels(kind, "refused").inc()
             raise violation
         metrics.COMMANDS.labels(kind, "ok").inc()
@@ -167,7 +179,7 @@ class TableActor:
         batch = common_pb2.EventBatch(events=envelopes).SerializeToString()
         snapshot = state.finished or state.seq - self.snapshot_seq >= self.tables.snapshot_every
         try:
-            async with self.tables.pool.acquire() as conn, conn.transaction():
+            async with self.tables.pool.acquire() as conn:
                 await store.append(
                     conn,
                     self.table_id,
@@ -176,10 +188,12 @@ class TableActor:
                     state.clock,
                     state,
                     snapshot,
-                    [(bus.table_subject(self.table_id), f"{self.table_id}:{first_seq}", batch)],
+                    (bus.table_subject(self.table_id), f"{self.table_id}:{first_seq}", batch),
                     command_id or None,
                     answer if command_id else None,
                 )
+        except asyncpg.UniqueViolationError:
+            raise
         except (OSError, asyncpg.PostgresError) as exc:
             log.exception("table %s: commit failed; reloading from Postgres", self.table_id)
             self.state = await self.tables.load_state(self.table_id)
@@ -298,11 +312,17 @@ class Tables:
         if not 0 <= seat < len(actor.state.players):
             raise BadRequest(f"seat must be 0 to {len(actor.state.players) - 1}")
         async with self.pool.acquire() as conn:
-            return await store.add_seat(conn, table_id, seat, secrets.token_urlsafe(24))
+            token = await store.add_seat(conn, table_id, seat, secrets.token_urlsafe(24))
+        actor.tokens[token] = seat
+        return token
 
     async def seat_of(self, table_id: str, token: str) -> int:
-        async with self.pool.acquire() as conn:
-            seat = await store.seat_of(conn, table_id, token)
+        actor = await self.get(table_id)
+        seat = actor.tokens.get(token)
+        if seat is None:
+            async with self.pool.acquire() as conn:
+                actor.tokens.update(await store.seats(conn, table_id))
+            seat = actor.tokens.get(token)
         if seat is None:
             raise Forbidden("the seat token is not valid for this table")
         return seat

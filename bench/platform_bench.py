@@ -1,0 +1,205 @@
+"""Platform throughput: the table service under bot load through gRPC, NATS and Postgres.
+
+What is measured, everything on this one machine (servers, service, load):
+  echo   a bare grpc.aio unary echo server, 64 calls in flight: the ceiling of
+         Python gRPC here, measured in the same run for a ratio;
+  full   TABLES tables of 4 heuristic bots submitting as fast as the service
+         answers: committed commands/s, events/s (counted on JetStream),
+         p50/p99 SubmitCommand latency; median of RUNS runs;
+  human  HUMAN_TABLES tables whose bots think THINK s per decision, for WINDOW
+         s: p99 latency, the service's CPU share and resident memory per table.
+The load generator is this process; the service and the servers are others.
+NATS_URL / DATABASE_URL when set, else the embedded servers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+import nats
+import psutil
+
+from client import BotTable, connect
+from client.platform import Platform
+from servicekit.bus import TABLE_EVENTS, ensure_stream
+from servicekit.embedded import free_port, servers
+
+ECHO = "/bench.Echo/Call"
+
+
+async def echo_server(port: int) -> grpc.aio.Server:
+    async def call(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        return request
+
+    handler = grpc.method_handlers_generic_handler("bench.Echo", {"Call": grpc.unary_unary_rpc_method_handler(call)})
+    server = grpc.aio.server()
+    server.add_generic_rpc_handlers((handler,))
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    return server
+
+
+def _run_echo_server(port: int) -> None:
+    async def main() -> None:
+        server = await echo_server(port)
+        await server.wait_for_termination()
+
+    asyncio.run(main())
+
+
+async def measure_echo(seconds: float = 5.0, in_flight: int = 64) -> float:
+    """Calls/s of a bare unary echo, server in its own process."""
+    import multiprocessing
+
+    port = free_port()
+    proc = multiprocessing.get_context("spawn").Process(target=_run_echo_server, args=(port,), daemon=True)
+    proc.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            call = channel.unary_unary(ECHO)
+            await channel.channel_ready()
+            done = 0
+            stop = time.perf_counter() + seconds
+
+            async def worker() -> None:
+                nonlocal done
+                while time.perf_counter() < stop:
+                    await call(b"x" * 32)
+                    done += 1
+
+            started = time.perf_counter()
+            await asyncio.gather(*(worker() for _ in range(in_flight)))
+            return done / (time.perf_counter() - started)
+    finally:
+        proc.terminate()
+
+
+async def stream_events(js: nats.js.JetStreamContext) -> int:
+    info = await js.stream_info(TABLE_EVENTS.name)
+    return int(info.state.messages)
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else 0.0
+
+
+async def full_speed(platform: Platform, js: nats.js.JetStreamContext, tables: int, seed: int) -> dict[str, float]:
+    channel, stub = connect(platform.table_target)
+    games = [BotTable(stub, seed=seed + i) for i in range(tables)]
+    for g in games:
+        await g.create()
+    before = await stream_events(js)
+    started = time.perf_counter()
+    states = await asyncio.gather(*(g.play() for g in games))
+    elapsed = time.perf_counter() - started
+    await asyncio.sleep(1.0)  # the relay publishes what was committed last
+    batches = await stream_events(js) - before
+    await channel.close()
+    latencies = [x for g in games for x in g.latencies]
+    commands = sum(g.commands for g in games)
+    return {
+        "commands_per_s": commands / elapsed,
+        "events_per_s": sum(s.seq for s in states) / elapsed,
+        "jetstream_msgs_per_s": batches / elapsed,
+        "p50_ms": pct(latencies, 0.5) * 1000,
+        "p99_ms": pct(latencies, 0.99) * 1000,
+    }
+
+
+async def human_pace(platform: Platform, tables: int, think: float, window: float) -> dict[str, float]:
+    assert platform.table.proc is not None
+    service = psutil.Process(platform.table.proc.pid)
+    channel, stub = connect(platform.table_target)
+    rss_before = service.memory_info().rss
+    games = [BotTable(stub, seed=10_000 + i, think_s=think) for i in range(tables)]
+    for i in range(0, tables, 50):
+        await asyncio.gather(*(g.create() for g in games[i : i + 50]))
+    tasks = [asyncio.create_task(g.play()) for g in games]
+    await asyncio.sleep(min(10.0, window / 3))  # warm up: every table loaded and playing
+    cpu0 = sum(service.cpu_times()[:2])
+    marks = [len(g.latencies) for g in games]
+    started = time.perf_counter()
+    await asyncio.sleep(window)
+    elapsed = time.perf_counter() - started
+    cpu = sum(service.cpu_times()[:2]) - cpu0
+    rss = service.memory_info().rss
+    latencies = [x for g, m in zip(games, marks, strict=True) for x in g.latencies[m:]]
+    for t in tasks:
+        t.cancel()
+    with contextlib.suppress(Exception):
+        await asyncio.gather(*tasks, return_exceptions=True)
+    await channel.close()
+    return {
+        "commands_per_s": len(latencies) / elapsed,
+        "p50_ms": pct(latencies, 0.5) * 1000,
+        "p99_ms": pct(latencies, 0.99) * 1000,
+        "cpu_share": cpu / elapsed,
+        "rss_mb": rss / 2**20,
+        "kb_per_table": (rss - rss_before) / 1024 / tables,
+    }
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--tables", type=int, default=int(os.environ.get("TABLES", 32)))
+    parser.add_argument("--runs", type=int, default=int(os.environ.get("RUNS", 3)))
+    parser.add_argument("--human-tables", type=int, default=int(os.environ.get("HUMAN_TABLES", 1000)))
+    parser.add_argument("--think", type=float, default=3.0)
+    parser.add_argument("--window", type=float, default=float(os.environ.get("WINDOW", 30)))
+    args = parser.parse_args()
+    print(__doc__.strip(), "\n", flush=True)
+
+    echo = await measure_echo()
+    print(f"echo   bare grpc.aio unary, 64 in flight: {echo:,.0f} calls/s", flush=True)
+
+    with tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp, servers(Path(tmp)) as (nats_url, db_url):
+        platform = Platform(nats_url, db_url, Path(tmp) / "svc", clock_scale=1)
+        await platform.start()
+        nc = await nats.connect(nats_url)
+        js = nc.jetstream()
+        await ensure_stream(js)
+        try:
+            runs = []
+            for i in range(args.runs):
+                r = await full_speed(platform, js, args.tables, seed=1000 * (i + 1))
+                runs.append(r)
+                print(
+                    f"full   run {i + 1}/{args.runs}: {r['commands_per_s']:,.0f} commands/s, "
+                    f"{r['events_per_s']:,.0f} events/s, p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms",
+                    flush=True,
+                )
+            med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+            print(
+                f"full   median of {args.runs}, {args.tables} tables: {med['commands_per_s']:,.0f} committed "
+                f"commands/s ({med['commands_per_s'] / echo:.2f}x the bare echo), {med['events_per_s']:,.0f} events/s "
+                f"({med['jetstream_msgs_per_s']:,.0f} JetStream messages/s), p50 {med['p50_ms']:.1f} ms, "
+                f"p99 {med['p99_ms']:.1f} ms",
+                flush=True,
+            )
+            if args.human_tables:
+                h = await human_pace(platform, args.human_tables, args.think, args.window)
+                print(
+                    f"human  {args.human_tables} tables, {args.think:g} s per decision, {args.window:g} s window: "
+                    f"{h['commands_per_s']:,.0f} commands/s, p50 {h['p50_ms']:.1f} ms, p99 {h['p99_ms']:.1f} ms, "
+                    f"service CPU {h['cpu_share']:.0%} of a core, {h['rss_mb']:.0f} MB resident "
+                    f"({h['kb_per_table']:.0f} KB per table)",
+                    flush=True,
+                )
+        finally:
+            await nc.close()
+            await platform.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))

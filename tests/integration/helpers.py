@@ -1,0 +1,72 @@
+"""Shared helpers of the table service's integration tests."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import asyncpg
+import grpc
+
+from engine import codec
+from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
+from servicekit.wire import event_from_proto
+
+TIMEOUT = 120.0
+
+
+async def get(stub: table_pb2_grpc.TableServiceStub, table_id: str) -> table_pb2.TableView:
+    return await stub.GetTable(table_pb2.GetTableRequest(table_id=table_id), timeout=30)
+
+
+async def event_rows(pool: asyncpg.Pool, table_id: str, after: int = 0) -> list[asyncpg.Record]:
+    async with pool.acquire() as conn:
+        return await conn.fetch(
+            "SELECT seq, type, payload, game_ms FROM table_events WHERE table_id = $1 AND seq > $2 ORDER BY seq",
+            table_id,
+            after,
+        )
+
+
+async def watch(
+    stub: table_pb2_grpc.TableServiceStub,
+    table_id: str,
+    from_seq: int = 0,
+    timeout: float = TIMEOUT,
+    first: asyncio.Event | None = None,
+) -> list[table_pb2.WatchTableResponse]:
+    """Every item of a WatchTable stream until the server ends it (the game is over);
+    `first` is set when the first item arrived."""
+    items: list[table_pb2.WatchTableResponse] = []
+
+    async def run() -> None:
+        async for item in stub.WatchTable(table_pb2.WatchTableRequest(table_id=table_id, from_seq=from_seq)):
+            items.append(item)
+            if first is not None:
+                first.set()
+
+    await asyncio.wait_for(run(), timeout)
+    return items
+
+
+def event_data(env: common_pb2.Envelope) -> Any:
+    return codec.event_to_data(event_from_proto(env.payload))
+
+
+def assert_matches_rows(envelopes: list[common_pb2.Envelope], rows: list[asyncpg.Record], table_id: str) -> None:
+    """The streamed envelopes are exactly the committed rows: same seqs, types, payloads and game times."""
+    assert [e.seq for e in envelopes] == [r["seq"] for r in rows]
+    for env, row in zip(envelopes, rows, strict=True):
+        assert env.table_id == table_id
+        assert env.event_id == f"{table_id}:{env.seq}"
+        assert env.type == row["type"], env.seq
+        assert env.occurred_at.game_ms == row["game_ms"], env.seq
+        assert event_data(env) == json.loads(row["payload"]), env.seq
+
+
+def rule_id(exc: grpc.aio.AioRpcError) -> str | None:
+    for key, value in exc.trailing_metadata() or ():
+        if key == "rule-id":
+            return str(value)
+    return None

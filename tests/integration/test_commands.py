@@ -1,0 +1,330 @@
+"""SubmitCommand and the other unary calls: idempotency, validation, rules, seats, staleness."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable
+
+import asyncpg
+import grpc
+import pytest
+
+from bots import make_bot
+from client import BotTable
+from engine import (
+    Build,
+    BuyProperty,
+    Command,
+    EndTurn,
+    Pay,
+    PayJailFine,
+    Roll,
+    Tick,
+    codec,
+)
+from monopoly.v1 import commands_pb2, table_pb2, table_pb2_grpc
+from servicekit.wire import command_to_proto
+
+from .helpers import TIMEOUT, event_rows, get, rule_id
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+async def table(stub: table_pb2_grpc.TableServiceStub) -> BotTable:
+    game = BotTable(stub, seed=77)
+    await game.create()
+    return game
+
+
+def request(
+    game: BotTable,
+    command: Command | None,
+    command_id: str = "",
+    token: str | None = None,
+    expected_seq: int = 0,
+) -> table_pb2.SubmitCommandRequest:
+    seat = command.seat if command is not None else 0
+    return table_pb2.SubmitCommandRequest(
+        table_id=game.table_id,
+        command_id=command_id,
+        seat_token=game.tokens[seat] if token is None else token,
+        command=command_to_proto(command) if command is not None else None,
+        expected_seq=expected_seq,
+    )
+
+
+async def refused(stub: table_pb2_grpc.TableServiceStub, req: table_pb2.SubmitCommandRequest) -> grpc.aio.AioRpcError:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.SubmitCommand(req, timeout=30)
+    return caught.value
+
+
+async def assert_only_clock_after(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table_id: str, before: int
+) -> None:
+    """Nothing but the game clock (ClockAdvanced) was committed after seq `before`."""
+    view = await get(stub, table_id)
+    rows = await event_rows(pool, table_id, before)
+    assert [r["seq"] for r in rows] == list(range(before + 1, view.seq + 1))
+    assert {r["type"] for r in rows} <= {"ClockAdvanced"}, [r["type"] for r in rows]
+
+
+async def command_rows(pool: asyncpg.Pool, table_id: str) -> dict[str, bytes]:
+    async with pool.acquire() as conn:
+        rows = await conn.fetch("SELECT command_id, response FROM table_commands WHERE table_id = $1", table_id)
+    return {r["command_id"]: bytes(r["response"]) for r in rows}
+
+
+def other_seat(view: table_pb2.TableView, players: int) -> int:
+    return (view.actor + 1) % players
+
+
+# -- idempotency ----------------------------------------------------------------
+
+
+async def test_a_retried_command_id_gets_the_first_answer_and_is_applied_once(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable
+) -> None:
+    view = await get(stub, table.table_id)
+    assert view.phase == "pre_roll"
+    roll = request(table, Roll(view.actor), command_id="roll-once")
+    first = await stub.SubmitCommand(roll, timeout=30)
+    assert first.first_seq > view.seq and first.last_seq >= first.first_seq
+    assert [e.seq for e in first.events] == list(range(first.first_seq, first.last_seq + 1))
+    assert "DiceRolled" in [e.type for e in first.events]
+
+    second = await stub.SubmitCommand(roll, timeout=30)
+    assert second == first
+    assert second.SerializeToString() == first.SerializeToString()
+    assert (await get(stub, table.table_id)).seq == first.last_seq  # applied once: no event of the retry
+
+    # The same id with another command in it is still the same (first) command.
+    other = request(table, EndTurn(view.actor), command_id="roll-once")
+    assert await stub.SubmitCommand(other, timeout=30) == first
+    assert (await get(stub, table.table_id)).seq == first.last_seq
+
+    # Retries racing each other: one application, one answer for all.
+    view = await get(stub, table.table_id)
+    state = codec.state_from_data(json.loads(view.state_json))
+    command = make_bot("heuristic", 1).choose(state, state.actor)
+    racing = request(table, command, command_id="raced")
+    answers = await asyncio.wait_for(
+        asyncio.gather(*(stub.SubmitCommand(racing, timeout=30) for _ in range(4))), TIMEOUT
+    )
+    assert all(a == answers[0] for a in answers)
+    assert answers[0].first_seq == view.seq + 1
+    assert (await get(stub, table.table_id)).seq == answers[0].last_seq
+
+    rows = await event_rows(pool, table.table_id)
+    assert [r["seq"] for r in rows] == list(range(1, answers[0].last_seq + 1))
+    assert [r["type"] for r in rows[first.first_seq - 1 : first.last_seq]] == [e.type for e in first.events]
+    assert [r["type"] for r in rows[answers[0].first_seq - 1 :]] == [e.type for e in answers[0].events]
+    assert [r["type"] for r in rows].count("DiceRolled") == [
+        e.type for a in (first, answers[0]) for e in a.events
+    ].count("DiceRolled")
+    stored = await command_rows(pool, table.table_id)
+    assert stored == {"roll-once": first.SerializeToString(), "raced": answers[0].SerializeToString()}
+
+    # Long after (far more than the answers kept in memory), the retry is answered from Postgres.
+    rest = BotTable(stub, table_id=table.table_id, tokens=dict(table.tokens), seed=78)
+    final = await asyncio.wait_for(rest.play(), TIMEOUT)
+    assert final.finished and rest.commands > 64
+    assert await stub.SubmitCommand(roll, timeout=30) == first
+    assert (await get(stub, table.table_id)).seq == final.seq
+    assert (await command_rows(pool, table.table_id))["roll-once"] == first.SerializeToString()
+
+
+# -- malformed requests ------------------------------------------------------------
+
+
+SUBMIT_MALFORMED: dict[str, Callable[[BotTable], table_pb2.SubmitCommandRequest]] = {
+    "no command": lambda g: table_pb2.SubmitCommandRequest(
+        table_id=g.table_id, command_id="c", seat_token=g.tokens[0], command=commands_pb2.CommandPayload()
+    ),
+    "no command field": lambda g: table_pb2.SubmitCommandRequest(
+        table_id=g.table_id, command_id="c", seat_token=g.tokens[0]
+    ),
+    "a client's Tick": lambda g: request(g, Tick(10**9, seat=0), command_id="tick"),
+    "empty table_id": lambda g: table_pb2.SubmitCommandRequest(
+        table_id="", command_id="c", seat_token=g.tokens[0], command=command_to_proto(Roll(0))
+    ),
+    "too long table_id": lambda g: table_pb2.SubmitCommandRequest(
+        table_id="t" * 65, command_id="c", seat_token=g.tokens[0], command=command_to_proto(Roll(0))
+    ),
+    "too long command_id": lambda g: request(g, Roll(0), command_id="c" * 129),
+}
+
+
+@pytest.mark.parametrize("case", list(SUBMIT_MALFORMED))
+async def test_a_malformed_command_is_invalid_and_changes_nothing(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable, case: str
+) -> None:
+    before = (await get(stub, table.table_id)).seq
+    exc = await refused(stub, SUBMIT_MALFORMED[case](table))
+    assert exc.code() == grpc.StatusCode.INVALID_ARGUMENT, exc.details()
+    await assert_only_clock_after(stub, pool, table.table_id, before)
+    assert await command_rows(pool, table.table_id) == {}
+
+
+CREATE_MALFORMED: dict[str, table_pb2.CreateTableRequest] = {
+    "settings not JSON": table_pb2.CreateTableRequest(
+        mode="custom", players=["a", "b"], custom_settings_json="{starting_cash: 20000"
+    ),
+    "settings not an object": table_pb2.CreateTableRequest(
+        mode="custom", players=["a", "b"], custom_settings_json="[20000]"
+    ),
+    "an unknown setting": table_pb2.CreateTableRequest(
+        mode="custom", players=["a", "b"], custom_settings_json='{"no_such_setting": 1}'
+    ),
+    "a setting out of bounds": table_pb2.CreateTableRequest(
+        mode="custom", players=["a", "b"], custom_settings_json='{"starting_cash": 1}'
+    ),
+    "a setting of the wrong type": table_pb2.CreateTableRequest(
+        mode="custom", players=["a", "b"], custom_settings_json='{"starting_cash": "lots"}'
+    ),
+    "a nested setting replaced by a number": table_pb2.CreateTableRequest(
+        mode="custom", players=["a", "b"], custom_settings_json='{"clock": 5}'
+    ),
+    "a rule that is not a host's setting, of the wrong type": table_pb2.CreateTableRequest(
+        mode="custom", players=["a", "b"], custom_settings_json='{"salary": "lots"}'
+    ),
+    "an unknown mode": table_pb2.CreateTableRequest(mode="monopoly-deluxe", players=["a", "b"]),
+    "no players": table_pb2.CreateTableRequest(mode="classic"),
+    "one player": table_pb2.CreateTableRequest(mode="classic", players=["a"]),
+    "six players": table_pb2.CreateTableRequest(mode="classic", players=list("abcdef")),
+    "a duel of two": table_pb2.CreateTableRequest(mode="duel", players=["a", "b"]),
+    "a team game of three": table_pb2.CreateTableRequest(mode="team", players=["a", "b", "c"]),
+    "an empty name": table_pb2.CreateTableRequest(mode="classic", players=["a", " "]),
+    "a negative clock scale": table_pb2.CreateTableRequest(mode="classic", players=["a", "b"], clock_scale=-1),
+}
+
+
+@pytest.mark.parametrize("case", list(CREATE_MALFORMED))
+async def test_a_malformed_create_table_is_invalid(stub: table_pb2_grpc.TableServiceStub, case: str) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.CreateTable(CREATE_MALFORMED[case], timeout=30)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT, caught.value.details()
+
+
+@pytest.mark.parametrize("seat", [-1, 4, 99])
+async def test_joining_a_seat_that_does_not_exist_is_invalid(
+    stub: table_pb2_grpc.TableServiceStub, table: BotTable, seat: int
+) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.JoinTable(table_pb2.JoinTableRequest(table_id=table.table_id, seat=seat), timeout=30)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_joining_a_seat_again_returns_its_token(stub: table_pb2_grpc.TableServiceStub, table: BotTable) -> None:
+    for seat, token in table.tokens.items():
+        joined = await stub.JoinTable(table_pb2.JoinTableRequest(table_id=table.table_id, seat=seat), timeout=30)
+        assert (joined.seat, joined.seat_token) == (seat, token)
+
+
+async def test_an_unknown_table_is_not_found(stub: table_pb2_grpc.TableServiceStub, table: BotTable) -> None:
+    calls = [
+        stub.GetTable(table_pb2.GetTableRequest(table_id="no-such-table"), timeout=30),
+        stub.JoinTable(table_pb2.JoinTableRequest(table_id="no-such-table", seat=0), timeout=30),
+        stub.SubmitCommand(
+            table_pb2.SubmitCommandRequest(
+                table_id="no-such-table", command_id="c", seat_token=table.tokens[0], command=command_to_proto(Roll(0))
+            ),
+            timeout=30,
+        ),
+    ]
+    for call in calls:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await call
+        assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+# -- rules ----------------------------------------------------------------------
+
+
+async def test_a_command_out_of_turn_is_refused_with_g2_and_changes_nothing(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable
+) -> None:
+    view = await get(stub, table.table_id)
+    seat = other_seat(view, table.players)
+    exc = await refused(stub, request(table, Roll(seat), command_id="out-of-turn"))
+    assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION, exc.details()
+    assert rule_id(exc) == "G2"
+    await assert_only_clock_after(stub, pool, table.table_id, view.seq)
+    assert await command_rows(pool, table.table_id) == {}
+
+    # The refused id was not spent and the seat that must act still can.
+    after = await get(stub, table.table_id)
+    assert (after.actor, after.phase) == (view.actor, view.phase)
+    answer = await stub.SubmitCommand(request(table, Roll(view.actor), command_id="out-of-turn"), timeout=30)
+    assert "DiceRolled" in [e.type for e in answer.events]
+
+
+ILLEGAL: dict[str, tuple[Callable[[int], Command], str]] = {
+    "end the turn before rolling": (EndTurn, "G2"),
+    "build without owning the group": (lambda seat: Build(seat, 1), "P5"),
+    "build on a square that is no property": (lambda seat: Build(seat, 0), "P5"),
+    "buy with nothing offered": (BuyProperty, "P1"),
+    "pay with nothing due": (Pay, "D1"),
+    "pay the jail fine out of jail": (PayJailFine, "J2"),
+}
+
+
+@pytest.mark.parametrize("case", list(ILLEGAL))
+async def test_an_illegal_command_is_refused_with_its_rule_id(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable, case: str
+) -> None:
+    make, rule = ILLEGAL[case]
+    view = await get(stub, table.table_id)
+    assert view.phase == "pre_roll"
+    exc = await refused(stub, request(table, make(view.actor), command_id=f"illegal-{case}"))
+    assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION, exc.details()
+    assert rule_id(exc) == rule, exc.details()
+    await assert_only_clock_after(stub, pool, table.table_id, view.seq)
+    assert await command_rows(pool, table.table_id) == {}
+
+
+# -- seats ----------------------------------------------------------------------
+
+
+async def test_a_token_acts_only_for_its_own_seat(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable
+) -> None:
+    view = await get(stub, table.table_id)
+    stranger = other_seat(view, table.players)
+    exc = await refused(stub, request(table, Roll(view.actor), command_id="c", token=table.tokens[stranger]))
+    assert exc.code() == grpc.StatusCode.PERMISSION_DENIED, exc.details()
+    await assert_only_clock_after(stub, pool, table.table_id, view.seq)
+    assert await command_rows(pool, table.table_id) == {}
+
+
+async def test_a_bogus_or_foreign_token_is_denied(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable
+) -> None:
+    elsewhere = BotTable(stub, seed=79)
+    await elsewhere.create()
+    view = await get(stub, table.table_id)
+    for token in ("bogus-token", "", elsewhere.tokens[view.actor]):
+        exc = await refused(stub, request(table, Roll(view.actor), command_id="c", token=token))
+        assert exc.code() == grpc.StatusCode.PERMISSION_DENIED, (token, exc.details())
+    await assert_only_clock_after(stub, pool, table.table_id, view.seq)
+    assert await command_rows(pool, table.table_id) == {}
+
+
+# -- staleness ------------------------------------------------------------------
+
+
+async def test_an_old_expected_seq_is_aborted_and_the_current_one_is_accepted(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable
+) -> None:
+    view = await get(stub, table.table_id)
+    for old in (1, view.seq - 1):
+        exc = await refused(stub, request(table, Roll(view.actor), command_id="c", expected_seq=old))
+        assert exc.code() == grpc.StatusCode.ABORTED, exc.details()
+    await assert_only_clock_after(stub, pool, table.table_id, view.seq)
+    assert await command_rows(pool, table.table_id) == {}
+
+    current = (await get(stub, table.table_id)).seq
+    answer = await stub.SubmitCommand(request(table, Roll(view.actor), command_id="c", expected_seq=current))
+    assert answer.first_seq == current + 1

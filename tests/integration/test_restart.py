@@ -1,0 +1,99 @@
+"""A SIGKILLed table service resumes its tables: nothing committed is lost or doubled."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+
+import asyncpg
+import pytest
+from nats.js import JetStreamContext
+
+from client import BotTable
+from client.platform import Platform
+from client.verify import check_table
+from monopoly.v1 import table_pb2, table_pb2_grpc
+
+from .helpers import TIMEOUT, event_rows
+
+pytestmark = pytest.mark.integration
+
+SEEDS = (51, 52, 53)
+
+
+async def wait_until(predicate: object, timeout: float) -> None:
+    async def poll() -> None:
+        while not predicate():  # type: ignore[operator]
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
+async def stop_playing(games: list[BotTable], tasks: list[asyncio.Task[object]]) -> None:
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for game in games:
+        acting = getattr(game, "_acting", None)
+        if acting is not None:
+            acting.cancel()
+            with contextlib.suppress(BaseException):
+                await acting
+
+
+async def ready(stub: table_pb2_grpc.TableServiceStub, table_id: str) -> None:
+    """Wait until the (reconnecting) channel reaches the restarted service."""
+    await stub.GetTable(table_pb2.GetTableRequest(table_id=table_id), wait_for_ready=True, timeout=60)
+
+
+async def test_tables_survive_a_sigkill_of_the_table_service(
+    platform: Platform, stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, js: JetStreamContext
+) -> None:
+    games = [BotTable(stub, seed=seed) for seed in SEEDS]
+    for game in games:
+        await game.create()
+    tasks: list[asyncio.Task[object]] = [asyncio.create_task(game.play()) for game in games]
+    try:
+        try:
+            # Every game has committed commands, and is still far from its end.
+            await wait_until(lambda: all(g.commands >= 40 for g in games), TIMEOUT)
+        finally:
+            await platform.table.kill()
+        await stop_playing(games, tasks)
+
+        committed = {g.table_id: await event_rows(pool, g.table_id) for g in games}
+        for table_id, rows in committed.items():
+            assert [r["seq"] for r in rows] == list(range(1, len(rows) + 1)), table_id
+        assert any(not g.state.finished for g in games if g.state is not None)
+
+        await asyncio.wait_for(platform.table.start(), TIMEOUT)
+        await ready(stub, games[0].table_id)
+
+        # New clients take the same seats (JoinTable hands out the existing tokens) and play on.
+        resumed: list[BotTable] = []
+        for game in games:
+            tokens = {}
+            for seat in range(game.players):
+                joined = await stub.JoinTable(table_pb2.JoinTableRequest(table_id=game.table_id, seat=seat), timeout=30)
+                tokens[seat] = joined.seat_token
+            assert tokens == game.tokens
+            resumed.append(BotTable(stub, seed=game.seed + 100, table_id=game.table_id, tokens=tokens))
+        finals = await asyncio.wait_for(asyncio.gather(*(r.play() for r in resumed)), TIMEOUT)
+
+        for game, final in zip(games, finals, strict=True):
+            assert final.finished, game.table_id
+            rows = await event_rows(pool, game.table_id)
+            before = committed[game.table_id]
+            # What was committed before the crash is still there, unchanged, and the game went on from it.
+            assert [(r["seq"], r["type"], json.loads(r["payload"])) for r in rows[: len(before)]] == [
+                (r["seq"], r["type"], json.loads(r["payload"])) for r in before
+            ]
+            agreement = await check_table(pool, js, stub, game.table_id)
+            assert agreement.rows == final.seq == len(rows)
+            assert agreement.ok, agreement
+    finally:
+        for task in tasks:
+            task.cancel()
+        if platform.table.proc is None or platform.table.proc.returncode is not None:
+            await platform.table.start()  # the session's service must be running when the test ends

@@ -1,0 +1,115 @@
+"""WatchTable: a snapshot then every committed event, resumable from a seq."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import asyncpg
+import grpc
+import pytest
+
+from client import BotTable
+from engine import codec, evolve
+from monopoly.v1 import table_pb2, table_pb2_grpc
+from servicekit.wire import event_from_proto
+
+from .helpers import TIMEOUT, assert_matches_rows, event_rows, get, watch
+
+pytestmark = pytest.mark.integration
+
+
+async def test_a_watcher_gets_a_snapshot_then_every_event_in_order_while_bots_play(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool
+) -> None:
+    game = BotTable(stub, seed=41)
+    await game.create()
+    subscribed = asyncio.Event()
+    watcher = asyncio.create_task(watch(stub, game.table_id, first=subscribed))
+    await asyncio.wait_for(subscribed.wait(), 30)
+    state = await asyncio.wait_for(game.play(), TIMEOUT)
+    assert state.finished
+    items = await asyncio.wait_for(watcher, TIMEOUT)  # the stream ends with the game
+
+    assert items[0].HasField("snapshot")
+    snapshot = items[0].snapshot
+    assert snapshot.table_id == game.table_id
+    assert not snapshot.finished
+    assert all(item.HasField("event") for item in items[1:])
+    envelopes = [item.event for item in items[1:]]
+    assert [e.seq for e in envelopes] == list(range(snapshot.seq + 1, state.seq + 1))
+    assert len(envelopes) > 100  # the watcher followed the whole game, not just its end
+    assert_matches_rows(envelopes, await event_rows(pool, game.table_id, snapshot.seq), game.table_id)
+
+    # The snapshot plus the streamed events rebuild the server's final state exactly.
+    replica = codec.state_from_data(json.loads(snapshot.state_json))
+    for env in envelopes:
+        evolve(replica, event_from_proto(env.payload))
+    final = await get(stub, game.table_id)
+    assert final.finished and final.seq == state.seq
+    assert codec.state_to_data(replica) == json.loads(final.state_json)
+
+
+async def test_a_watcher_resuming_from_a_seq_gets_exactly_the_events_after_it_then_live_ones(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool
+) -> None:
+    game = BotTable(stub, seed=42)
+    await game.create()
+    reached = asyncio.Event()
+    game.on_event = lambda g, _e: reached.set() if g.state is not None and g.state.seq >= 300 else None
+    play = asyncio.create_task(game.play())
+    try:
+        await asyncio.wait_for(reached.wait(), TIMEOUT)
+        k = 120
+        resumed = asyncio.create_task(watch(stub, game.table_id, from_seq=k))
+        at_start = await get(stub, game.table_id)
+        assert not at_start.finished
+        state = await asyncio.wait_for(play, TIMEOUT)
+    finally:
+        play.cancel()
+    items = await asyncio.wait_for(resumed, TIMEOUT)
+
+    assert state.finished
+    assert state.seq > at_start.seq  # the game went on while the watcher followed it live
+    assert all(item.HasField("event") for item in items), "a resumed watch sends no snapshot"
+    envelopes = [item.event for item in items]
+    assert [e.seq for e in envelopes] == list(range(k + 1, state.seq + 1))
+    assert_matches_rows(envelopes, await event_rows(pool, game.table_id, k), game.table_id)
+
+    # Resuming a finished table: exactly the rows after k, then the stream ends.
+    again = await watch(stub, game.table_id, from_seq=k, timeout=30)
+    assert_matches_rows([item.event for item in again], await event_rows(pool, game.table_id, k), game.table_id)
+    assert await watch(stub, game.table_id, from_seq=state.seq, timeout=30) == []
+    finished = await watch(stub, game.table_id, timeout=30)
+    assert len(finished) == 1 and finished[0].HasField("snapshot")
+    assert finished[0].snapshot.finished and finished[0].snapshot.seq == state.seq
+
+
+async def test_watching_an_unknown_table_is_not_found(stub: table_pb2_grpc.TableServiceStub) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await watch(stub, "no-such-table", timeout=30)
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+
+
+@pytest.mark.parametrize(
+    "request_", [table_pb2.WatchTableRequest(table_id=""), table_pb2.WatchTableRequest(table_id="x" * 65)]
+)
+async def test_watching_without_a_valid_table_id_is_invalid(
+    stub: table_pb2_grpc.TableServiceStub, request_: table_pb2.WatchTableRequest
+) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await asyncio.wait_for(_drain(stub, request_), 30)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_watching_from_a_negative_seq_is_invalid(stub: table_pb2_grpc.TableServiceStub) -> None:
+    game = BotTable(stub, seed=43, players=2)
+    await game.create()
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await watch(stub, game.table_id, from_seq=-1, timeout=30)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def _drain(stub: table_pb2_grpc.TableServiceStub, request: table_pb2.WatchTableRequest) -> None:
+    async for _ in stub.WatchTable(request):
+        pass
