@@ -9,6 +9,7 @@ would: the server stays the authority, the replica only decides.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import uuid
 from collections.abc import Callable, Sequence
@@ -61,19 +62,26 @@ class BotTable:
 
     async def play(self) -> TableState:
         """Follow the table and act for its seats until the game ends."""
+        self._stopped = False
         self._bots = {s: make_bot(self.bots, draw(self.seed or 1, 1000 + s)) for s in self.tokens}
         self._acting: asyncio.Task[None] | None = None
         stream = self.stub.WatchTable(table_pb2.WatchTableRequest(table_id=self.table_id))
-        async for item in stream:
-            if item.HasField("snapshot"):
-                self.state = codec.state_from_data(json.loads(item.snapshot.state_json))
-            else:
-                self._apply([item.event])
-            if self.state is not None and self.state.finished:
-                break
-            self._maybe_act()
-        if self._acting is not None:
-            self._acting.cancel()
+        try:
+            async for item in stream:
+                if item.HasField("snapshot"):
+                    self.state = codec.state_from_data(json.loads(item.snapshot.state_json))
+                else:
+                    self._apply([item.event])
+                if self.state is not None and self.state.finished:
+                    break
+                self._maybe_act()
+        finally:
+            stream.cancel()
+            if self._acting is not None:
+                self._acting.cancel()
+                with contextlib.suppress(BaseException):
+                    await self._acting
+            self._stopped = True
         assert self.state is not None
         return self.state
 
@@ -90,7 +98,13 @@ class BotTable:
 
     def _maybe_act(self) -> None:
         state = self.state
-        if state is None or state.finished or state.paused or (self._acting and not self._acting.done()):
+        if (
+            self._stopped
+            or state is None
+            or state.finished
+            or state.paused
+            or (self._acting and not self._acting.done())
+        ):
             return
         seat = state.actor
         if seat in self._bots:

@@ -13,6 +13,7 @@ import asyncpg
 import nats
 from rich.console import Console, Group
 from rich.live import Live
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
@@ -96,7 +97,7 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
 
         def remember(g: BotTable, event: Event) -> None:
             if g.state is not None and (line := describe(g.state, event)):
-                latest.append(f"{g.table_id}  {line.strip()}")
+                latest.append(f"{g.table_id}  {escape(line.strip())}")
 
         async def refill() -> None:
             nonlocal seed
@@ -161,6 +162,7 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
         finally:
             for _, task in running.values():
                 task.cancel()
+            await asyncio.gather(*(task for _, task in running.values()), return_exceptions=True)
             await channel.close()
             await platform.stop()
     print(f"stopped: {finished} tables finished", file=sys.stderr)

@@ -93,6 +93,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _platform(args: argparse.Namespace) -> int:
     import asyncio
 
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")  # before gRPC starts: no core chatter in the view
     from client.demo import demo, run  # the platform's dependencies load only for these commands
 
     if args.tables < 1 or args.clock_scale < 1:
