@@ -70,6 +70,8 @@ class BotTable:
             async for item in stream:
                 if item.HasField("snapshot"):
                     self.state = codec.state_from_data(json.loads(item.snapshot.state_json))
+                elif item.HasField("batch"):
+                    self._apply(item.batch.events)
                 else:
                     self._apply([item.event])
                 if self.state is not None and self.state.finished:

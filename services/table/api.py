@@ -103,20 +103,27 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             else:
                 async with self.tables.pool.acquire() as conn:
                     rows = await store.event_rows_after(conn, table_id, last)
-                for r in rows:
-                    event = codec.event_from_data(json.loads(r["payload"]))
-                    wall = int(r["committed_at"].timestamp() * 1000)
-                    yield table_pb2.WatchTableResponse(
-                        event=envelope(table_id, r["seq"], event, r["game_ms"], actor.scale, wall)
-                    )
-                    last = r["seq"]
+                for page in range(0, len(rows), 200):
+                    envelopes = [
+                        envelope(
+                            table_id,
+                            r["seq"],
+                            codec.event_from_data(json.loads(r["payload"])),
+                            r["game_ms"],
+                            actor.scale,
+                            int(r["committed_at"].timestamp() * 1000),
+                        )
+                        for r in rows[page : page + 200]
+                    ]
+                    yield table_pb2.WatchTableResponse(batch=common_pb2.EventBatch(events=envelopes))
+                    last = envelopes[-1].seq
             if actor.state.finished and live.empty():
                 return
             while (batch := await live.get()) is not None:
-                for env in batch:
-                    if env.seq > last:
-                        yield table_pb2.WatchTableResponse(event=env)
-                        last = env.seq
+                fresh = [env for env in batch if env.seq > last]
+                if fresh:
+                    yield table_pb2.WatchTableResponse(batch=common_pb2.EventBatch(events=fresh))
+                    last = fresh[-1].seq
         finally:
             actor.unsubscribe(live)
 

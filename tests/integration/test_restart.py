@@ -7,6 +7,7 @@ import contextlib
 import json
 
 import asyncpg
+import grpc
 import pytest
 from nats.js import JetStreamContext
 
@@ -97,3 +98,36 @@ async def test_tables_survive_a_sigkill_of_the_table_service(
             task.cancel()
         if platform.table.proc is None or platform.table.proc.returncode is not None:
             await platform.table.start()  # the session's service must be running when the test ends
+
+
+async def test_the_service_restarts_with_every_table_it_accepted(
+    platform: Platform, stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool
+) -> None:
+    """A table CreateTable accepted must not keep the service from starting again (recovery)."""
+    request = table_pb2.CreateTableRequest(
+        mode="custom", players=["a", "b"], seed=5, custom_settings_json='{"salary": "lots"}'
+    )
+    healthy = BotTable(stub, seed=54, players=2)
+    await healthy.create()
+    try:
+        reply = await stub.CreateTable(request, timeout=30)
+    except grpc.aio.AioRpcError:
+        return  # refused up front: nothing unloadable was stored
+    restarted = False
+    try:
+        await platform.table.stop()
+        try:
+            await asyncio.wait_for(platform.table.start(), TIMEOUT)
+            restarted = True
+        except RuntimeError:
+            pass
+        if restarted:
+            await ready(stub, healthy.table_id)
+            await stub.GetTable(table_pb2.GetTableRequest(table_id=reply.table_id), timeout=30)
+    finally:
+        if not restarted:
+            async with pool.acquire() as conn:  # let the session's service start again
+                await conn.execute("UPDATE tables SET finished = true WHERE table_id = $1", reply.table_id)
+            await platform.table.start()
+            await ready(stub, healthy.table_id)
+    assert restarted, f"the table service does not start again after creating table {reply.table_id}"

@@ -109,9 +109,11 @@ class WatchTableRequest(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., from_seq: _Optional[int] = ...) -> None: ...
 
 class WatchTableResponse(_message.Message):
-    __slots__ = ("snapshot", "event")
+    __slots__ = ("snapshot", "event", "batch")
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     EVENT_FIELD_NUMBER: _ClassVar[int]
+    BATCH_FIELD_NUMBER: _ClassVar[int]
     snapshot: TableView
     event: _common_pb2.Envelope
-    def __init__(self, snapshot: _Optional[_Union[TableView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.Envelope, _Mapping]] = ...) -> None: ...
+    batch: _common_pb2.EventBatch
+    def __init__(self, snapshot: _Optional[_Union[TableView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.Envelope, _Mapping]] = ..., batch: _Optional[_Union[_common_pb2.EventBatch, _Mapping]] = ...) -> None: ...

@@ -92,7 +92,7 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchTable(self, request, context):
-        """A snapshot, then every event as it is committed; from_seq > 0 resumes after that seq.
+        """A snapshot, then every event as it is committed (a batch per command); from_seq > 0 resumes after that seq.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
