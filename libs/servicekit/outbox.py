@@ -80,13 +80,12 @@ class Relay:
             PENDING.labels(self.service).set(len(rows))
             if not rows:
                 return 0
-            # In id order, one subject's messages never overtake each other.
-            acks = await asyncio.gather(
-                *(
-                    self.js.publish(r["subject"], bytes(r["payload"]), headers={"Nats-Msg-Id": r["msg_id"]})
-                    for r in rows
-                )
-            )
+            # Sent in id order, so one subject's messages never overtake each other; acks awaited together.
+            pending = [
+                await self.js.publish_async(r["subject"], bytes(r["payload"]), headers={"Nats-Msg-Id": r["msg_id"]})
+                for r in rows
+            ]
+            acks = await asyncio.gather(*pending)
             for ack in acks:
                 (DUPLICATES if ack.duplicate else PUBLISHED).labels(self.service).inc()
             await conn.execute("DELETE FROM outbox WHERE id = ANY($1::bigint[])", [r["id"] for r in rows])

@@ -43,6 +43,9 @@ from . import store
 
 log = logging.getLogger(__name__)
 
+#: A command moves the table's clock only when it is this much (real ms) behind: a ClockAdvanced
+#: event per command would double the events for nothing; timers still fire on time.
+CLOCK_RESOLUTION_MS = 250
 #: Answers kept in memory per table for retried command ids (older ones are read from Postgres).
 RECENT_ANSWERS = 64
 
@@ -133,7 +136,7 @@ class TableActor:
         events: list[Event] = []
         now = self.game_now()
         due = next_deadline(state)
-        if now > state.clock or (due is not None and due <= now):
+        if now - state.clock >= CLOCK_RESOLUTION_MS * self.scale or (due is not None and due <= now):
             events += apply(state, Tick(now))
         violation: RuleViolation | None = None
         if command is not None:
