@@ -33,7 +33,7 @@ from engine import (
     preset,
     replay,
 )
-from engine.config import rule_card
+from engine.config import CUSTOM_BOUNDS, rule_card
 from monopoly.v1 import common_pb2, table_pb2
 from servicekit import bus, metrics
 from servicekit.errors import BadRequest, Forbidden, NotFound, Unavailable
@@ -43,6 +43,8 @@ from . import store
 
 log = logging.getLogger(__name__)
 
+#: X5: what a host may set on a custom table.
+HOST_SETTINGS = frozenset({*CUSTOM_BOUNDS, "build_mode", "speed_die"})
 #: A command moves the table's clock only when it is this much (real ms) behind: a ClockAdvanced
 #: event per command would double the events for nothing; timers still fire on time.
 CLOCK_RESOLUTION_MS = 250
@@ -232,6 +234,13 @@ class Tables:
     async def create(
         self, mode: str, players: list[str], seed: int, settings: dict[str, Any], scale: int
     ) -> tuple[str, int, str]:
+        if settings and mode != "custom":
+            raise BadRequest("settings are for custom tables only")
+        unknown = sorted(set(settings) - HOST_SETTINGS)
+        if unknown:
+            raise BadRequest(
+                f"unknown custom setting(s): {', '.join(unknown)}; a host sets {', '.join(sorted(HOST_SETTINGS))}"
+            )
         try:
             config = preset(mode, **settings)
         except (TypeError, ValueError) as exc:
@@ -301,10 +310,17 @@ class Tables:
         """Load every unfinished table and re-arm its timers (after a crash or a restart)."""
         async with self.pool.acquire() as conn:
             rows = await store.unfinished(conn)
+        resumed = 0
         for row in rows:
-            if row.table_id not in self.actors:
+            if row.table_id in self.actors:
+                continue
+            try:
                 await self.get(row.table_id)
-        return len(rows)
+            except Exception:  # one unreadable table must not keep the others from running
+                log.exception("table %s could not be resumed; it stays in Postgres untouched", row.table_id)
+                continue
+            resumed += 1
+        return resumed
 
     async def stop(self) -> None:
         for actor in list(self.actors.values()):

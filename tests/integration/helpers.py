@@ -50,6 +50,21 @@ async def watch(
     return items
 
 
+def envelopes_of(items: list[table_pb2.WatchTableResponse]) -> list[common_pb2.Envelope]:
+    """The events of WatchTable items (single events or batches), in stream order; no snapshot among them."""
+    out: list[common_pb2.Envelope] = []
+    for i, item in enumerate(items):
+        kind = item.WhichOneof("item")
+        if kind == "event":
+            out.append(item.event)
+        elif kind == "batch":
+            assert item.batch.events, f"item {i}: an empty batch"
+            out.extend(item.batch.events)
+        else:
+            raise AssertionError(f"item {i} of {len(items)} is a {kind}, not an event or a batch")
+    return out
+
+
 def event_data(env: common_pb2.Envelope) -> Any:
     return codec.event_to_data(event_from_proto(env.payload))
 

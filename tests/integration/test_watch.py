@@ -14,7 +14,7 @@ from engine import codec, evolve
 from monopoly.v1 import table_pb2, table_pb2_grpc
 from servicekit.wire import event_from_proto
 
-from .helpers import TIMEOUT, assert_matches_rows, event_rows, get, watch
+from .helpers import TIMEOUT, assert_matches_rows, envelopes_of, event_rows, get, watch
 
 pytestmark = pytest.mark.integration
 
@@ -35,8 +35,7 @@ async def test_a_watcher_gets_a_snapshot_then_every_event_in_order_while_bots_pl
     snapshot = items[0].snapshot
     assert snapshot.table_id == game.table_id
     assert not snapshot.finished
-    assert all(item.HasField("event") for item in items[1:])
-    envelopes = [item.event for item in items[1:]]
+    envelopes = envelopes_of(items[1:])  # after the snapshot, only events
     assert [e.seq for e in envelopes] == list(range(snapshot.seq + 1, state.seq + 1))
     assert len(envelopes) > 100  # the watcher followed the whole game, not just its end
     assert_matches_rows(envelopes, await event_rows(pool, game.table_id, snapshot.seq), game.table_id)
@@ -71,14 +70,13 @@ async def test_a_watcher_resuming_from_a_seq_gets_exactly_the_events_after_it_th
 
     assert state.finished
     assert state.seq > at_start.seq  # the game went on while the watcher followed it live
-    assert all(item.HasField("event") for item in items), "a resumed watch sends no snapshot"
-    envelopes = [item.event for item in items]
+    envelopes = envelopes_of(items)  # a resumed watch sends no snapshot
     assert [e.seq for e in envelopes] == list(range(k + 1, state.seq + 1))
     assert_matches_rows(envelopes, await event_rows(pool, game.table_id, k), game.table_id)
 
     # Resuming a finished table: exactly the rows after k, then the stream ends.
     again = await watch(stub, game.table_id, from_seq=k, timeout=30)
-    assert_matches_rows([item.event for item in again], await event_rows(pool, game.table_id, k), game.table_id)
+    assert_matches_rows(envelopes_of(again), await event_rows(pool, game.table_id, k), game.table_id)
     assert await watch(stub, game.table_id, from_seq=state.seq, timeout=30) == []
     finished = await watch(stub, game.table_id, timeout=30)
     assert len(finished) == 1 and finished[0].HasField("snapshot")
