@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+import pytest
+
 from engine import (
     Command,
     Event,
+    Roll,
+    RuleViolation,
     TableConfig,
     TableState,
     apply,
@@ -77,3 +81,42 @@ def place(state: TableState, seat: int, square: int) -> None:
 
 def current(state: TableState) -> int:
     return state.current
+
+
+def set_cash(target: Table | TableState, seat: int, amount: int) -> None:
+    """Hand-set a player's cash, booking the difference with the bank so the money invariant holds."""
+    state = target.state if isinstance(target, Table) else target
+    delta = amount - state.players[seat].cash
+    state.players[seat].cash = amount
+    if delta > 0:
+        state.bank_out += delta
+    else:
+        state.bank_in -= delta
+
+
+def refused(t: Table, command: object, rule: str) -> RuleViolation:
+    """`command` raises RuleViolation(rule) and leaves the state and the event log untouched."""
+    before = state_to_data(t.state)
+    count = len(t.events)
+    with pytest.raises(RuleViolation) as info:
+        t.do(command)  # type: ignore[arg-type]
+    assert info.value.rule == rule, info.value
+    assert state_to_data(t.state) == before
+    assert len(t.events) == count
+    return info.value
+
+
+def jail(t: Table, seat: int, turns: int = 0) -> None:
+    """Put `seat` in jail with `turns` failed rolls behind them."""
+    p = t.state.players[seat]
+    p.in_jail = True
+    p.position = 10
+    p.jail_turns = turns
+
+
+def roll_onto(t: Table, square: int, d1: int = 1, d2: int = 2) -> list[Event]:
+    """The current player rolls d1+d2 from just the right square to land on `square`."""
+    seat = t.state.current
+    place(t.state, seat, (square - d1 - d2) % 40)
+    force_dice(t.state, d1, d2)
+    return t.do(Roll(seat))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from engine import (
     BANK,
     AuctionSettled,
@@ -11,7 +9,6 @@ from engine import (
     Bid,
     BidPassed,
     BidPlaced,
-    Command,
     DeclineProperty,
     EndTurn,
     Event,
@@ -22,37 +19,17 @@ from engine import (
     PaymentMade,
     Phase,
     Roll,
-    RuleViolation,
     Surrender,
     legal_commands,
 )
-from engine.codec import state_to_data
 
-from .helpers import Table, force_dice, give, place
+from .helpers import Table, force_dice, give, place, refused, set_cash
 
 START_CASH = 15000
 SQUARE = 6  # price 1,000, mortgage value 500
 
 
 # -- helpers -------------------------------------------------------------------
-
-
-def refused(t: Table, command: Command, rule: str) -> RuleViolation:
-    """`command` raises RuleViolation(rule) and leaves the state and the event log untouched."""
-    before = state_to_data(t.state)
-    count = len(t.events)
-    with pytest.raises(RuleViolation) as info:
-        t.do(command)
-    assert info.value.rule == rule, info.value
-    assert state_to_data(t.state) == before
-    assert len(t.events) == count
-    return info.value
-
-
-def set_cash(t: Table, seat: int, cash: int) -> None:
-    """Hand-edit a player's cash, keeping the bank ledger balanced."""
-    t.state.bank_in += t.state.players[seat].cash - cash
-    t.state.players[seat].cash = cash
 
 
 def declined(players: int = 4, square: int = SQUARE) -> tuple[Table, int, list[int]]:
@@ -65,7 +42,7 @@ def declined(players: int = 4, square: int = SQUARE) -> tuple[Table, int, list[i
     t.do(DeclineProperty(me))
     order = t.state.order
     i = order.index(me)
-    return t, me, order[i + 1:] + order[:i]
+    return t, me, order[i + 1 :] + order[:i]
 
 
 def of(events: list[Event], cls: type) -> list[Event]:

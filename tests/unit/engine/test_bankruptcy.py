@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 import engine
 from engine import (
     BANK,
@@ -25,28 +23,16 @@ from engine import (
     PropertyMortgaged,
     PurchaseOffered,
     Roll,
-    RuleViolation,
     SellBuilding,
     Surrender,
     TurnEnded,
     TurnStarted,
 )
-from engine.codec import state_to_data
 
-from .helpers import Table, force_dice, give, place
+from .helpers import Table, force_dice, give, place, refused, set_cash
 
 BIRTHDAY = 15  # chance card: collect $100 from every player
 JAIL_FREE = 19
-
-
-def set_cash(state: engine.TableState, seat: int, amount: int) -> None:
-    """Hand-set a player's cash, booking the difference in the bank ledger (keeps the money invariant)."""
-    delta = amount - state.players[seat].cash
-    state.players[seat].cash = amount
-    if delta > 0:
-        state.bank_out += delta
-    else:
-        state.bank_in -= delta
 
 
 def mortgage_by_hand(state: engine.TableState, *squares: int) -> None:
@@ -70,14 +56,6 @@ def land_on_39(t: Table, seat: int) -> list[engine.Event]:
     place(t.state, seat, 34)
     force_dice(t.state, 2, 3)
     return t.do(Roll(seat))
-
-
-def refused(t: Table, command: engine.Command, rule: str) -> None:
-    before = state_to_data(t.state)
-    with pytest.raises(RuleViolation) as err:
-        t.do(command)
-    assert err.value.rule == rule, err.value
-    assert state_to_data(t.state) == before
 
 
 # -- D1: debt resolution ---------------------------------------------------------------

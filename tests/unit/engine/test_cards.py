@@ -25,7 +25,6 @@ from engine import (
     PlayerBankrupt,
     PurchaseOffered,
     Roll,
-    RuleViolation,
     SellBuilding,
     SentToJail,
     Surrender,
@@ -34,9 +33,8 @@ from engine import (
     legal_commands,
     rng,
 )
-from engine.codec import state_to_data
 
-from .helpers import Table, force_dice, give, place
+from .helpers import Table, force_dice, give, place, refused, set_cash
 
 SALARY = 2000
 BONUS = 1000
@@ -46,32 +44,9 @@ JAIL_CARD = 19
 # -- local set-up helpers ------------------------------------------------------------
 
 
-def set_cash(t: Table, seat: int, amount: int) -> None:
-    """Set a player's cash, booking the difference with the bank so the money invariant holds."""
-    p = t.state.players[seat]
-    diff = amount - p.cash
-    if diff > 0:
-        t.state.bank_out += diff
-    else:
-        t.state.bank_in -= diff
-    p.cash = amount
-
-
 def top_card(t: Table, card_id: int) -> None:
     t.state.deck.remove(card_id)
     t.state.deck.insert(0, card_id)
-
-
-def refused(t: Table, command: object, rule: str) -> RuleViolation:
-    """The command raises RuleViolation(rule) and leaves the state and the event log untouched."""
-    before = state_to_data(t.state)
-    n = len(t.events)
-    with pytest.raises(RuleViolation) as exc:
-        t.do(command)  # type: ignore[arg-type]
-    assert exc.value.rule == rule, exc.value
-    assert state_to_data(t.state) == before
-    assert len(t.events) == n
-    return exc.value
 
 
 def of(events: list, cls: type) -> list:
@@ -118,8 +93,16 @@ def test_C4_deck_has_20_cards_shuffled_from_the_seed() -> None:
 def test_C4_deck_holds_every_effect_kind() -> None:
     effects = {c.effect for c in classic().chance_deck}
     assert effects >= {
-        Effect.BANK_PAYS, Effect.PAY_BANK, Effect.COLLECT_EACH, Effect.PAY_EACH, Effect.ADVANCE_TO,
-        Effect.GO_TO_JAIL, Effect.NEAREST_RAILROAD, Effect.NEAREST_UTILITY, Effect.BACK, Effect.REPAIRS,
+        Effect.BANK_PAYS,
+        Effect.PAY_BANK,
+        Effect.COLLECT_EACH,
+        Effect.PAY_EACH,
+        Effect.ADVANCE_TO,
+        Effect.GO_TO_JAIL,
+        Effect.NEAREST_RAILROAD,
+        Effect.NEAREST_UTILITY,
+        Effect.BACK,
+        Effect.REPAIRS,
         Effect.JAIL_FREE,
     }
     targets = {c.target for c in classic().chance_deck if c.effect is Effect.ADVANCE_TO}

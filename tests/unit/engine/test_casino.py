@@ -26,20 +26,10 @@ from engine import (
 )
 from engine.codec import state_to_data
 
-from .helpers import Table, force_dice, force_draws, place
+from .helpers import Table, force_dice, force_draws, place, set_cash
 
 CASINO = 20
 TRIP_TO_CASINO = 2  # chance card id: "Take a trip to the Casino"
-
-
-def set_cash(state: engine.TableState, seat: int, amount: int) -> None:
-    """Hand-set a player's cash, booking the difference in the bank ledger (keeps the money invariant)."""
-    delta = amount - state.players[seat].cash
-    state.players[seat].cash = amount
-    if delta > 0:
-        state.bank_out += delta
-    else:
-        state.bank_in -= delta
 
 
 def set_pool(state: engine.TableState, amount: int) -> None:
@@ -81,9 +71,7 @@ def test_K1_landing_on_square_20_opens_the_bet_with_every_legal_pick() -> None:
     bets = [c for c in legal if isinstance(c, PlaceBet)]
     # 6 singles + 15 pairs + 20 triples, all distinct numbers from 1-6, plus declining
     assert len(bets) == 6 + 15 + 20
-    assert {c.numbers for c in bets} == {
-        combo for k in (1, 2, 3) for combo in itertools.combinations(range(1, 7), k)
-    }
+    assert {c.numbers for c in bets} == {combo for k in (1, 2, 3) for combo in itertools.combinations(range(1, 7), k)}
     assert DeclineBet(seat) in legal
     assert not any(isinstance(c, (Roll, EndTurn)) for c in legal)
     # nothing else may happen before the bet is placed or declined

@@ -68,7 +68,7 @@ from engine import (
 )
 from engine.codec import state_to_data
 
-from .helpers import Table, force_dice, give, place
+from .helpers import Table, force_dice, give, place, set_cash
 
 MIN = 60_000  # one game minute in ms
 SALARY = 2000
@@ -84,17 +84,6 @@ def of(events: list[Event], cls: type) -> list[Any]:
 
 def names(events: list[Event]) -> list[str]:
     return [type(e).__name__ for e in events]
-
-
-def set_cash(t: Table, seat: int, amount: int) -> None:
-    """Set a player's cash, booking the difference with the bank so the money invariant holds."""
-    p = t.state.players[seat]
-    diff = amount - p.cash
-    if diff > 0:
-        t.state.bank_out += diff
-    else:
-        t.state.bank_in -= diff
-    p.cash = amount
 
 
 def without_clock(state: TableState) -> dict[str, Any]:

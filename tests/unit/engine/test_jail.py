@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from engine import (
     BANK,
     BankPaid,
@@ -21,39 +19,19 @@ from engine import (
     Phase,
     PlayerBankrupt,
     Roll,
-    RuleViolation,
     SentToJail,
     TurnStarted,
     UseJailCard,
     legal_commands,
 )
-from engine.codec import state_to_data
 
-from .helpers import Table, force_dice, give, place
+from .helpers import Table, force_dice, give, jail, place, refused, set_cash
 
 FINE = 500
 JAIL_CARD = 19
 
 
 # -- local set-up helpers ------------------------------------------------------------
-
-
-def set_cash(t: Table, seat: int, amount: int) -> None:
-    """Set a player's cash, booking the difference with the bank so the money invariant holds."""
-    p = t.state.players[seat]
-    diff = amount - p.cash
-    if diff > 0:
-        t.state.bank_out += diff
-    else:
-        t.state.bank_in -= diff
-    p.cash = amount
-
-
-def jail(t: Table, seat: int, turns: int = 0) -> None:
-    p = t.state.players[seat]
-    p.in_jail = True
-    p.position = 10
-    p.jail_turns = turns
 
 
 def hand_jail_card(t: Table, seat: int) -> None:
@@ -65,18 +43,6 @@ def hand_jail_card(t: Table, seat: int) -> None:
 def top_card(t: Table, card_id: int) -> None:
     t.state.deck.remove(card_id)
     t.state.deck.insert(0, card_id)
-
-
-def refused(t: Table, command: object, rule: str) -> RuleViolation:
-    """The command raises RuleViolation(rule) and leaves the state and the event log untouched."""
-    before = state_to_data(t.state)
-    n = len(t.events)
-    with pytest.raises(RuleViolation) as exc:
-        t.do(command)  # type: ignore[arg-type]
-    assert exc.value.rule == rule, exc.value
-    assert state_to_data(t.state) == before
-    assert len(t.events) == n
-    return exc.value
 
 
 def of(events: list, cls: type) -> list:

@@ -10,7 +10,6 @@ from engine import (
     AuctionStarted,
     Bid,
     Build,
-    Command,
     EndTurn,
     Event,
     LiftMortgage,
@@ -23,39 +22,17 @@ from engine import (
     PaymentMade,
     Phase,
     PropertyMortgaged,
-    Roll,
-    RuleViolation,
     SellBuilding,
     legal_commands,
 )
-from engine.codec import state_to_data
 
-from .helpers import Table, force_dice, give, place
+from .helpers import Table, give, refused, roll_onto
 
 START_CASH = 15000
 VISITING = 10
 
 
 # -- helpers -------------------------------------------------------------------
-
-
-def refused(t: Table, command: Command, rule: str) -> RuleViolation:
-    """`command` raises RuleViolation(rule) and leaves the state and the event log untouched."""
-    before = state_to_data(t.state)
-    count = len(t.events)
-    with pytest.raises(RuleViolation) as info:
-        t.do(command)
-    assert info.value.rule == rule, info.value
-    assert state_to_data(t.state) == before
-    assert len(t.events) == count
-    return info.value
-
-
-def roll_onto(t: Table, square: int, d1: int = 1, d2: int = 2) -> list[Event]:
-    seat = t.state.current
-    place(t.state, seat, (square - d1 - d2) % 40)
-    force_dice(t.state, d1, d2)
-    return t.do(Roll(seat))
 
 
 def pass_turn(t: Table) -> list[Event]:
@@ -246,7 +223,7 @@ def test_M3_mortgage_not_lifted_within_7_rounds_goes_to_auction_at_full_price() 
     assert me in started.bidders  # the former owner may bid
     order = t.state.order
     i = order.index(me)
-    assert list(started.bidders) == order[i + 1:] + order[: i + 1]
+    assert list(started.bidders) == order[i + 1 :] + order[: i + 1]
     assert sorted(others) == sorted(s for s in started.bidders if s != me)
     assert t.state.owner[6] == BANK
     assert t.state.mortgaged_round[6] == -1

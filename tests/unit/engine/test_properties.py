@@ -11,7 +11,6 @@ from engine import (
     BuildingBuilt,
     BuildingSold,
     BuyProperty,
-    Command,
     DeclineProperty,
     EndTurn,
     Event,
@@ -22,15 +21,12 @@ from engine import (
     PropertyBought,
     PurchaseDeclined,
     PurchaseOffered,
-    Roll,
-    RuleViolation,
     SellBuilding,
     legal_commands,
     rent,
 )
-from engine.codec import state_to_data
 
-from .helpers import Table, force_dice, give, place
+from .helpers import Table, give, refused, roll_onto
 
 START_CASH = 15000
 VISITING = 10  # just visiting the jail: a square with no effect
@@ -39,26 +35,6 @@ RAILROADS = (5, 15, 25, 35)
 
 
 # -- helpers -------------------------------------------------------------------
-
-
-def refused(t: Table, command: Command, rule: str) -> RuleViolation:
-    """`command` raises RuleViolation(rule) and leaves the state and the event log untouched."""
-    before = state_to_data(t.state)
-    count = len(t.events)
-    with pytest.raises(RuleViolation) as info:
-        t.do(command)
-    assert info.value.rule == rule, info.value
-    assert state_to_data(t.state) == before
-    assert len(t.events) == count
-    return info.value
-
-
-def roll_onto(t: Table, square: int, d1: int = 1, d2: int = 2) -> list[Event]:
-    """The current player rolls (d1, d2) from the square that many steps before `square`."""
-    seat = t.state.current
-    place(t.state, seat, (square - d1 - d2) % 40)
-    force_dice(t.state, d1, d2)
-    return t.do(Roll(seat))
 
 
 def pass_turn(t: Table) -> None:

@@ -50,8 +50,19 @@ from engine import (
 )
 
 PROGRESS = (
-    Roll, EndTurn, BuyProperty, DeclineProperty, Pay, PayJailFine, UseJailCard, Bid, PassBid,
-    PlaceBet, DeclineBet, AcceptTrade, DeclineTrade,
+    Roll,
+    EndTurn,
+    BuyProperty,
+    DeclineProperty,
+    Pay,
+    PayJailFine,
+    UseJailCard,
+    Bid,
+    PassBid,
+    PlaceBet,
+    DeclineBet,
+    AcceptTrade,
+    DeclineTrade,
 )
 _STATE_FIELDS = tuple(f.name for f in dataclasses.fields(TableState) if f.name != "config")
 
@@ -189,8 +200,13 @@ def check_state_round_trip(state: TableState) -> None:
 
 
 def run_game(
-    config: TableConfig, players: int, seed: int, rnd: random.Random, steps: int,
-    surrender_rate: float = 0.003, state_round_trip_every: int = 1,
+    config: TableConfig,
+    players: int,
+    seed: int,
+    rnd: random.Random,
+    steps: int,
+    surrender_rate: float = 0.003,
+    state_round_trip_every: int = 1,
 ) -> tuple[TableState, list[Event], Counter[str], list[Command]]:
     """Play `steps` random commands (legal ones mostly), checking everything; return the state, the events,
     counts of what happened and the accepted commands."""
@@ -275,16 +291,41 @@ def test_random_play_reaches_every_part_of_the_game() -> None:
     finished = 0
     for seed in range(16):
         config = classic(starting_cash=(15000, 4000, 2500)[seed % 3], round_cap=(None, 15)[seed % 2])
-        state, _, counts, _ = run_game(config, 2 + seed % 4, seed, random.Random(seed), steps=400,
-                                    state_round_trip_every=25)
+        state, _, counts, _ = run_game(
+            config, 2 + seed % 4, seed, random.Random(seed), steps=400, state_round_trip_every=25
+        )
         seen += counts
         finished += state.finished
     expected = {
-        "DiceRolled", "Moved", "BankPaid", "PurchaseOffered", "PropertyBought", "PurchaseDeclined", "PaymentDue",
-        "PaymentMade", "CardDrawn", "SentToJail", "LeftJail", "BuildingBuilt", "BuildingSold",
-        "PropertyMortgaged", "MortgageLifted", "AuctionStarted", "BidPlaced", "BidPassed", "AuctionSettled",
-        "TradeProposed", "TradeExecuted", "TradeDeclined", "CasinoOpened", "BetPlaced", "BetSettled",
-        "BetDeclined", "PlayerBankrupt", "TurnEnded", "GameEnded",
+        "DiceRolled",
+        "Moved",
+        "BankPaid",
+        "PurchaseOffered",
+        "PropertyBought",
+        "PurchaseDeclined",
+        "PaymentDue",
+        "PaymentMade",
+        "CardDrawn",
+        "SentToJail",
+        "LeftJail",
+        "BuildingBuilt",
+        "BuildingSold",
+        "PropertyMortgaged",
+        "MortgageLifted",
+        "AuctionStarted",
+        "BidPlaced",
+        "BidPassed",
+        "AuctionSettled",
+        "TradeProposed",
+        "TradeExecuted",
+        "TradeDeclined",
+        "CasinoOpened",
+        "BetPlaced",
+        "BetSettled",
+        "BetDeclined",
+        "PlayerBankrupt",
+        "TurnEnded",
+        "GameEnded",
     }
     assert expected <= set(seen), sorted(expected - set(seen))
     assert finished >= 4
@@ -293,8 +334,7 @@ def test_random_play_reaches_every_part_of_the_game() -> None:
 
 @pytest.mark.parametrize("seed", [99, 2024])
 def test_G10_same_seed_and_commands_give_the_same_game_event_for_event(seed: int) -> None:
-    state, events, _, commands = run_game(classic(), 3, seed, random.Random(seed), steps=300,
-                                          state_round_trip_every=50)
+    state, events, _, commands = run_game(classic(), 3, seed, random.Random(seed), steps=300, state_round_trip_every=50)
     again, events_again = engine.new_game(classic(), ["p0", "p1", "p2"], seed)
     for command in commands:
         events_again += engine.apply(again, command)

@@ -7,50 +7,27 @@ import pytest
 from engine import (
     AcceptTrade,
     Bid,
-    Command,
     DeclineProperty,
     DeclineTrade,
     EndTurn,
-    Event,
     LiftMortgage,
     Pay,
     Phase,
     ProposeTrade,
     Roll,
-    RuleViolation,
     TradeDeclined,
     TradeExecuted,
     TradeProposed,
     legal_commands,
 )
-from engine.codec import state_to_data
 
-from .helpers import Table, force_dice, give, place
+from .helpers import Table, give, refused, roll_onto
 
 START_CASH = 15000
 VISITING = 10
 
 
 # -- helpers -------------------------------------------------------------------
-
-
-def refused(t: Table, command: Command, rule: str) -> RuleViolation:
-    """`command` raises RuleViolation(rule) and leaves the state and the event log untouched."""
-    before = state_to_data(t.state)
-    count = len(t.events)
-    with pytest.raises(RuleViolation) as info:
-        t.do(command)
-    assert info.value.rule == rule, info.value
-    assert state_to_data(t.state) == before
-    assert len(t.events) == count
-    return info.value
-
-
-def roll_onto(t: Table, square: int, d1: int = 1, d2: int = 2) -> list[Event]:
-    seat = t.state.current
-    place(t.state, seat, (square - d1 - d2) % 40)
-    force_dice(t.state, d1, d2)
-    return t.do(Roll(seat))
 
 
 def table(players: int = 3) -> tuple[Table, int, int, int]:
