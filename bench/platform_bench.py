@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import os
 import statistics
 import sys
@@ -202,4 +203,5 @@ async def main() -> int:
 
 
 if __name__ == "__main__":
+    gc.set_threshold(50_000, 20, 20)  # the load generator holds thousands of table replicas
     sys.exit(asyncio.run(main()))

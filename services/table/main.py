@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 from pathlib import Path
@@ -58,6 +59,9 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
 
 def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # Long-lived table states make the default young-generation collections frequent and slow;
+    # larger thresholds cut those pauses (the p99 of SubmitCommand) at no cost in memory that matters.
+    gc.set_threshold(50_000, 20, 20)
     asyncio.run(serve(Settings.from_env()))
 
 
