@@ -117,6 +117,29 @@ async def full_speed(platform: Platform, js: nats.js.JetStreamContext, tables: i
     }
 
 
+def scrape_histogram(port: int, name: str = "table_command_seconds") -> dict[float, float]:
+    """Cumulative bucket counts of a histogram on a service's /metrics."""
+    import urllib.request
+
+    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    buckets: dict[float, float] = {}
+    for line in text.splitlines():
+        if line.startswith(f"{name}_bucket"):
+            le = line.split('le="')[1].split('"')[0]
+            buckets[float("inf") if le == "+Inf" else float(le)] = float(line.rsplit(" ", 1)[1])
+    return buckets
+
+
+def histogram_quantile(before: dict[float, float], after: dict[float, float], q: float) -> float:
+    """The upper bound of the bucket holding quantile `q` of what was observed between two scrapes."""
+    deltas = sorted((le, after[le] - before.get(le, 0.0)) for le in after)
+    total = deltas[-1][1]
+    for le, count in deltas:
+        if total and count >= q * total:
+            return le
+    return float("inf")
+
+
 async def human_pace(platform: Platform, tables: int, think: float, window: float) -> dict[str, float]:
     assert platform.table.proc is not None
     service = psutil.Process(platform.table.proc.pid)
@@ -128,11 +151,14 @@ async def human_pace(platform: Platform, tables: int, think: float, window: floa
     tasks = [asyncio.create_task(g.play()) for g in games]
     await asyncio.sleep(min(10.0, window / 3))  # warm up: every table loaded and playing
     cpu0 = sum(service.cpu_times()[:2])
+    metrics_port = int(platform.table.env["TABLE_METRICS_PORT"])
+    hist0 = scrape_histogram(metrics_port)
     marks = [len(g.latencies) for g in games]
     started = time.perf_counter()
     await asyncio.sleep(window)
     elapsed = time.perf_counter() - started
     cpu = sum(service.cpu_times()[:2]) - cpu0
+    server_p99 = histogram_quantile(hist0, scrape_histogram(metrics_port), 0.99)
     rss = service.memory_info().rss
     latencies = [x for g, m in zip(games, marks, strict=True) for x in g.latencies[m:]]
     for t in tasks:
@@ -144,6 +170,7 @@ async def human_pace(platform: Platform, tables: int, think: float, window: floa
         "commands_per_s": len(latencies) / elapsed,
         "p50_ms": pct(latencies, 0.5) * 1000,
         "p99_ms": pct(latencies, 0.99) * 1000,
+        "server_p99_ms": server_p99 * 1000,
         "cpu_share": cpu / elapsed,
         "rss_mb": rss / 2**20,
         "kb_per_table": (rss - rss_before) / 1024 / tables,
@@ -191,7 +218,8 @@ async def main() -> int:
                 h = await human_pace(platform, args.human_tables, args.think, args.window)
                 print(
                     f"human  {args.human_tables} tables, {args.think:g} s per decision, {args.window:g} s window: "
-                    f"{h['commands_per_s']:,.0f} commands/s, p50 {h['p50_ms']:.1f} ms, p99 {h['p99_ms']:.1f} ms, "
+                    f"{h['commands_per_s']:,.0f} commands/s, p50 {h['p50_ms']:.1f} ms, p99 {h['p99_ms']:.1f} ms "
+                    f"(inside the service: p99 <= {h['server_p99_ms']:g} ms), "
                     f"service CPU {h['cpu_share']:.0%} of a core, {h['rss_mb']:.0f} MB resident "
                     f"({h['kb_per_table']:.0f} KB per table)",
                     flush=True,
