@@ -17,8 +17,12 @@ import argparse
 import os
 import statistics
 import sys
+import time
 
-from sim.runner import DEFAULT_THINK_MS, RunSpec, simulate
+from bots import make_bot
+from engine import apply, new_game, preset
+from engine.rng import draw
+from sim.runner import DEFAULT_ROUND_CAP, DEFAULT_THINK_MS, RunSpec, game_seed, simulate
 
 #: The fastest published Python simulator measured on this kind of machine: about 33,000
 #: player-moves/s (57 games/s of ~128 rounds with 4 bots), without auctions or an event stream.
@@ -27,8 +31,8 @@ REFERENCE_MOVES_PER_S = 33_000
 
 #: (row label, mode, players, virtual clock ms per decision, events hash)
 ROWS = (
-    ("classic, no clock", "classic", 4, 0, False),
-    ("classic, no clock", "classic", 4, 0, True),
+    ("classic no-clock", "classic", 4, 0, False),
+    ("classic no-clock", "classic", 4, 0, True),
     ("classic", "classic", 4, DEFAULT_THINK_MS, False),
     ("speed", "speed", 4, DEFAULT_THINK_MS, False),
     ("duel", "duel", 3, DEFAULT_THINK_MS, False),
@@ -50,6 +54,29 @@ def measure(mode: str, players: int, think_ms: int, games: int, seed: int, hash_
     summary = simulate(spec).as_dict()
     keys = ("games_per_s", "player_turns_per_s", "rolls_per_s", "events_per_s")
     return {k: float(summary[k]) for k in keys}
+
+
+def engine_share(games: int, seed: int) -> dict[str, float]:
+    """Classic, no clock: the same games, timing the engine (apply) and the bots (choose) apart."""
+    config = preset("classic", round_cap=DEFAULT_ROUND_CAP)
+    engine_s = bots_s = 0.0
+    turns = 0
+    clock = time.perf_counter
+    for index in range(games):
+        seed_i = game_seed(seed, index)
+        state, _ = new_game(config, [f"bot-{i}" for i in range(4)], seed_i)
+        players = [make_bot("heuristic", draw(seed_i, 1000 + i)) for i in range(4)]
+        while not state.finished:
+            seat = state.actor
+            t0 = clock()
+            command = players[seat].choose(state, seat)
+            t1 = clock()
+            apply(state, command)
+            t2 = clock()
+            bots_s += t1 - t0
+            engine_s += t2 - t1
+        turns += state.turn_no
+    return {"engine_turns_per_s": turns / engine_s, "bots_turns_per_s": turns / bots_s}
 
 
 def main() -> int:
@@ -92,6 +119,15 @@ def main() -> int:
             f"{med['events_per_s']:>9,.0f} {med['rolls_per_s'] / REFERENCE_MOVES_PER_S:>11.2f}x",
             flush=True,
         )
+    shares = [engine_share(args.games, args.seed) for _ in range(args.runs)]
+    engine = statistics.median(x["engine_turns_per_s"] for x in shares)
+    bots = statistics.median(x["bots_turns_per_s"] for x in shares)
+    print(
+        f"\nclassic, no clock, engine and bots timed apart (median of {args.runs}): the engine alone "
+        f"(check + apply + every event) {engine:,.0f} player-turns/s ({engine / REFERENCE_MOVES_PER_S:.2f}x "
+        f"the reference), the heuristic bots alone {bots:,.0f} player-turns/s",
+        flush=True,
+    )
     print(
         "\nplayer-turn: one player's turn (TurnStarted), re-rolls after doubles included in it.\n"
         "rolls: every dice roll (a turn with doubles has several); the reference's 'player-moves' count rolls.\n"
