@@ -169,4 +169,4 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
     return 0
 
 
-__all__ = ["demo", "describe", "run"]
+__all__ = ["demo", "run"]

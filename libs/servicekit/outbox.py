@@ -1,9 +1,11 @@
-"""The transactional outbox and its relay.
+"""The transactional outbox relay.
 
-A service writes outbox rows in the same transaction as its own state, so an
-event is published if and only if it was committed. The relay publishes the
-rows to JetStream in id order with `Nats-Msg-Id` (JetStream drops a repeat
-within its duplicate window) and deletes them only after the stream acked.
+A service writes rows to its `outbox` table (id, subject, msg_id, payload) in
+the same transaction as its own state, so an event is published if and only
+if it was committed. The relay publishes the rows to JetStream in id order
+with `Nats-Msg-Id` (JetStream drops a repeat within its duplicate window) and
+deletes them only after the stream acked. The service wakes it after each
+commit; it also looks every half second.
 """
 
 from __future__ import annotations
@@ -22,25 +24,6 @@ PUBLISHED = Counter("outbox_published_messages_total", "Outbox messages acked by
 DUPLICATES = Counter("outbox_duplicate_messages_total", "Outbox messages JetStream already had", ["service"])
 PENDING = Gauge("outbox_pending_messages", "Outbox rows not yet published", ["service"])
 
-OUTBOX_TABLE = """
-CREATE TABLE IF NOT EXISTS outbox (
-    id         bigserial   PRIMARY KEY,
-    subject    text        NOT NULL,
-    msg_id     text        NOT NULL,
-    payload    bytea       NOT NULL,
-    created_at timestamptz NOT NULL DEFAULT now()
-)
-"""
-
-NOTIFY_CHANNEL = "outbox"
-
-
-async def add(conn: asyncpg.Connection, rows: list[tuple[str, str, bytes]]) -> None:
-    """Queue (subject, msg_id, payload) rows inside the caller's transaction."""
-    await conn.executemany("INSERT INTO outbox (subject, msg_id, payload) VALUES ($1, $2, $3)", rows)
-    await conn.execute(f"NOTIFY {NOTIFY_CHANNEL}")
-
-
 class Relay:
     """Publishes outbox rows to JetStream, oldest first, until stopped."""
 
@@ -56,19 +39,17 @@ class Relay:
         self._wake.set()
 
     async def run(self) -> None:
-        async with self.pool.acquire() as listener:
-            await listener.add_listener(NOTIFY_CHANNEL, lambda *_: self._wake.set())
-            while not self._stopped:
-                try:
-                    sent = await self.publish_once()
-                except Exception:  # NATS or Postgres away for a moment: retry, never drop
-                    log.exception("outbox relay failed; retrying")
-                    await asyncio.sleep(0.5)
-                    continue
-                if sent < self.batch:
-                    self._wake.clear()
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._wake.wait(), timeout=0.5)
+        while not self._stopped:
+            try:
+                sent = await self.publish_once()
+            except Exception:  # NATS or Postgres away for a moment: retry, never drop
+                log.exception("outbox relay failed; retrying")
+                await asyncio.sleep(0.5)
+                continue
+            if sent < self.batch:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout=0.5)
 
     def stop(self) -> None:
         self._stopped = True

@@ -132,4 +132,4 @@ def register(service: TableService) -> list[object]:
     return [lambda server: table_pb2_grpc.add_TableServiceServicer_to_server(service, server)]
 
 
-__all__ = ["SERVICE_NAME", "TableService", "common_pb2", "register", "view"]
+__all__ = ["SERVICE_NAME", "TableService", "register", "view"]
