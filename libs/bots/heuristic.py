@@ -43,6 +43,18 @@ from engine import (
 )
 from engine.state import BANK
 
+# Module-level aliases: an enum member lookup is slow on Python 3.11 and `choose` runs millions of times.
+_PRE_ROLL, _POST_ROLL, _BUY, _PAYMENT, _AUCTION, _CASINO, _TRADE, _CHOICE = (
+    Phase.PRE_ROLL,
+    Phase.POST_ROLL,
+    Phase.BUY,
+    Phase.PAYMENT,
+    Phase.AUCTION,
+    Phase.CASINO,
+    Phase.TRADE,
+    Phase.CHOICE,
+)
+
 
 class HeuristicBot:
     def __init__(self, seed: int, reserve: int = 1500, bid_factor_pct: int = 130) -> None:
@@ -90,21 +102,21 @@ class HeuristicBot:
     # -- the decision -----------------------------------------------------------
     def choose(self, state: TableState, seat: int) -> Command:
         phase = state.phase
-        if phase is Phase.PRE_ROLL:
+        if phase is _PRE_ROLL:
             return self._pre_roll(state, seat)
-        if phase is Phase.POST_ROLL:
+        if phase is _POST_ROLL:
             return (None if self._hurried(state) else self._manage(state, seat)) or EndTurn(seat)
-        if phase is Phase.BUY:
+        if phase is _BUY:
             return self._buy(state, seat)
-        if phase is Phase.PAYMENT:
+        if phase is _PAYMENT:
             return self._pay(state, seat)
-        if phase is Phase.AUCTION:
+        if phase is _AUCTION:
             return self._bid(state, seat)
-        if phase is Phase.CASINO:
+        if phase is _CASINO:
             return self._bet(state, seat)
-        if phase is Phase.TRADE:
+        if phase is _TRADE:
             return self._answer_trade(state, seat)
-        if phase is Phase.CHOICE:
+        if phase is _CHOICE:
             return self._choose(state, seat)
         raise ValueError(f"nothing to decide in phase {phase}")
 

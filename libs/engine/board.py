@@ -63,6 +63,8 @@ class Board:
     # Derived in __post_init__ (not part of the data): members per group, purchasable squares.
     members: tuple[tuple[int, ...], ...] = field(init=False, repr=False, compare=False)
     purchasable: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    railroads: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    utilities: tuple[int, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if len(self.squares) != 40 or any(s.index != i for i, s in enumerate(self.squares)):
@@ -73,6 +75,8 @@ class Board:
         )
         object.__setattr__(self, "members", members)
         object.__setattr__(self, "purchasable", tuple(s.index for s in self.squares if s.purchasable))
+        object.__setattr__(self, "railroads", self.of_kind(Kind.RAILROAD))
+        object.__setattr__(self, "utilities", self.of_kind(Kind.UTILITY))
 
     def group_members(self, group: int) -> tuple[int, ...]:
         return self.members[group]

@@ -101,6 +101,16 @@ from .trade import (
 )
 
 JAIL_SQUARE = 10
+# Module-level aliases of enum members used on hot paths (a member lookup is slow on Python 3.11).
+_PROPERTY, _RAILROAD, _UTILITY, _TAX, _CHANCE, _CASINO, _GO_TO_JAIL = (
+    Kind.PROPERTY,
+    Kind.RAILROAD,
+    Kind.UTILITY,
+    Kind.TAX,
+    Kind.CHANCE,
+    Kind.CASINO,
+    Kind.GO_TO_JAIL,
+)
 #: X6: the speed die's six faces: three numbers, Mr. Monopoly twice, the bus.
 SPEED_MR_MONOPOLY = 4
 SPEED_BUS = 5
@@ -948,7 +958,7 @@ def _land(ctx: _Ctx, seat: int, card: Card | None = None) -> None:
     pos = state.players[seat].position
     square = state.config.board.squares[pos]
     kind = square.kind
-    if kind is Kind.PROPERTY or kind is Kind.RAILROAD or kind is Kind.UTILITY:
+    if kind is _PROPERTY or kind is _RAILROAD or kind is _UTILITY:
         owner = state.owner[pos]
         if owner == BANK:
             ctx.emit(PurchaseOffered(seat, pos, square.price))
@@ -960,14 +970,14 @@ def _land(ctx: _Ctx, seat: int, card: Card | None = None) -> None:
         ):
             due = rent(state, pos, card)
             _charge(ctx, seat, owner, due, "rent", bank_share=due * rent_tax_percent(state) // 100)
-    elif kind is Kind.TAX:
+    elif kind is _TAX:
         _charge(ctx, seat, BANK, square.tax, "tax")
-    elif kind is Kind.CHANCE:
+    elif kind is _CHANCE:
         _draw_chance(ctx, seat)
-    elif kind is Kind.CASINO:
+    elif kind is _CASINO:
         if state.config.casino.enabled:
             ctx.emit(casino.CasinoOpened(seat))
-    elif kind is Kind.GO_TO_JAIL:
+    elif kind is _GO_TO_JAIL:
         ctx.emit(SentToJail(seat, "go_to_jail"))
         _end_turn(ctx)
 
@@ -978,15 +988,16 @@ def rent(state: TableState, square: int, card: Card | None = None) -> int:
     board = cfg.board
     sq = board.squares[square]
     owner = state.owner[square]
-    if sq.kind is Kind.PROPERTY:
+    if sq.kind is _PROPERTY:
         level = state.buildings[square]
         if level:
             return sq.rents[level]
         return sq.rents[0] * (2 if state.owns_group(owner, sq.group) else 1)  # P3
-    if sq.kind is Kind.RAILROAD:
-        count = sum(1 for s in board.purchasable if state.owner[s] == owner and board.squares[s].kind is Kind.RAILROAD)
+    owners = state.owner
+    if sq.kind is _RAILROAD:
+        count = sum(1 for s in board.railroads if owners[s] == owner)
         return board.railroad_rents[count - 1] * (card.multiplier if card else 1)
-    count = sum(1 for s in board.purchasable if state.owner[s] == owner and board.squares[s].kind is Kind.UTILITY)
+    count = sum(1 for s in board.utilities if owners[s] == owner)
     multiplier = board.utility_multipliers[-1] if card else board.utility_multipliers[count - 1]
     return sum(state.dice) * multiplier
 

@@ -28,6 +28,20 @@ class Phase(StrEnum):
     GAME_OVER = "game_over"  # D5
 
 
+_GAME_OVER, _PAUSED, _TRADE, _PAYMENT, _AUCTION, _CHOICE, _CASINO, _BUY, _PRE_ROLL, _POST_ROLL = (
+    Phase.GAME_OVER,
+    Phase.PAUSED,
+    Phase.TRADE,
+    Phase.PAYMENT,
+    Phase.AUCTION,
+    Phase.CHOICE,
+    Phase.CASINO,
+    Phase.BUY,
+    Phase.PRE_ROLL,
+    Phase.POST_ROLL,
+)
+
+
 @dataclass(slots=True)
 class PlayerState:
     seat: int
@@ -168,25 +182,26 @@ class TableState:
     # -- derived -----------------------------------------------------------
     @property
     def phase(self) -> Phase:
+        # Module-level aliases: an enum member lookup costs ten global lookups on Python 3.11.
         if self.finished:
-            return Phase.GAME_OVER
+            return _GAME_OVER
         if self.paused:
-            return Phase.PAUSED
+            return _PAUSED
         if self.trade is not None:
-            return Phase.TRADE
+            return _TRADE
         if self.payments:
-            return Phase.PAYMENT
+            return _PAYMENT
         if self.auction is not None:
-            return Phase.AUCTION
+            return _AUCTION
         if self.choice:
-            return Phase.CHOICE
+            return _CHOICE
         if self.casino:
-            return Phase.CASINO
+            return _CASINO
         if self.offer >= 0:
-            return Phase.BUY
+            return _BUY
         if not self.rolled or self.roll_again:
-            return Phase.PRE_ROLL
-        return Phase.POST_ROLL
+            return _PRE_ROLL
+        return _POST_ROLL
 
     @property
     def actor(self) -> int:
@@ -197,8 +212,9 @@ class TableState:
             return self.trade.counterparty
         if self.payments:
             return self.payments[0].debtor
-        if self.auction is not None:
-            return self.auction.bidder
+        auction = self.auction
+        if auction is not None:
+            return auction.bidders[auction.turn]
         return self.current
 
     @property

@@ -24,6 +24,7 @@ PUBLISHED = Counter("outbox_published_messages_total", "Outbox messages acked by
 DUPLICATES = Counter("outbox_duplicate_messages_total", "Outbox messages JetStream already had", ["service"])
 PENDING = Gauge("outbox_pending_messages", "Outbox rows not yet published", ["service"])
 
+
 class Relay:
     """Publishes outbox rows to JetStream, oldest first, until stopped."""
 
