@@ -1,0 +1,70 @@
+"""The shared plumbing on real servers: migrations and the outbox relay."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import asyncpg
+import pytest
+from nats.js import JetStreamContext
+
+from client.platform import Platform
+from servicekit import db
+from servicekit.bus import TABLE_EVENTS, table_subject
+from servicekit.outbox import Relay
+
+pytestmark = pytest.mark.integration
+
+
+async def test_migrations_apply_in_order_once_and_refuse_an_edited_file(pool: asyncpg.Pool, tmp_path: Path) -> None:
+    service = f"test_{secrets.token_hex(4)}"
+    table = f"{service}_things"
+    (tmp_path / "001_create.sql").write_text(f"CREATE TABLE {table} (id int PRIMARY KEY);")
+    (tmp_path / "002_seed.sql").write_text(f"INSERT INTO {table} VALUES (1), (2);")
+    assert await db.migrate(pool, service, tmp_path) == ["001_create.sql", "002_seed.sql"]
+    assert await db.migrate(pool, service, tmp_path) == []  # applied once
+    async with pool.acquire() as conn:
+        assert await conn.fetchval(f"SELECT count(*) FROM {table}") == 2
+        recorded = await conn.fetch(
+            "SELECT version FROM schema_migrations WHERE service = $1 ORDER BY version", service
+        )
+    assert [r["version"] for r in recorded] == ["001_create.sql", "002_seed.sql"]
+    (tmp_path / "002_seed.sql").write_text(f"INSERT INTO {table} VALUES (3);")
+    with pytest.raises(RuntimeError, match="changed after it was applied"):
+        await db.migrate(pool, service, tmp_path)
+
+
+async def test_relay_publishes_in_order_deletes_after_ack_and_drops_duplicates(
+    platform: Platform, pool: asyncpg.Pool, js: JetStreamContext
+) -> None:
+    """The running table service (its migrations made `outbox`) relays too: two relays, still once each."""
+    table_id = f"relaytest{secrets.token_hex(4)}"
+    subject = table_subject(table_id)
+    async with pool.acquire() as conn:
+        await conn.executemany(
+            "INSERT INTO outbox (subject, msg_id, payload) VALUES ($1, $2, $3)",
+            [
+                (subject, f"{table_id}:1", b"one"),
+                (subject, f"{table_id}:2", b"two"),
+                (subject, f"{table_id}:1", b"one"),  # a repeat, as after a relay crash before its delete
+            ],
+        )
+    relay = Relay(pool, js, "test")
+    while await relay.publish_once():
+        pass
+    async with pool.acquire() as conn:
+        left = await conn.fetchval("SELECT count(*) FROM outbox WHERE subject = $1", subject)
+    assert left == 0
+    sub = await js.subscribe(subject, ordered_consumer=True, stream=TABLE_EVENTS.name)
+    payloads = []
+    try:
+        while True:
+            try:
+                msg = await sub.next_msg(timeout=1)
+            except TimeoutError:
+                break
+            payloads.append(msg.data)
+    finally:
+        await sub.unsubscribe()
+    assert payloads == [b"one", b"two"]  # the repeated Nats-Msg-Id was dropped by JetStream
