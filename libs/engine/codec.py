@@ -14,14 +14,12 @@ import types
 import typing
 from enum import Enum
 from functools import cache
-from typing import Any, TypeVar
+from typing import Any
 
 from .commands import Command
 from .events import Event
 from .game import COMMAND_TYPES, EVENT_TYPES
 from .state import TableState
-
-T = TypeVar("T")
 
 
 @cache

@@ -175,6 +175,8 @@ CUSTOM_BOUNDS: dict[str, Bound] = {
     "mortgage_rounds": Bound(1, 50, none_allowed=True),
 }
 BUILD_MODES = ("even", "free")
+#: X5: every setting a host may give `custom`.
+HOST_SETTINGS = frozenset({*CUSTOM_BOUNDS, "build_mode", "speed_die"})
 
 
 def custom(

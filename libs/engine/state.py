@@ -223,9 +223,6 @@ class TableState:
         players = self.players
         return [s for s in self.order if not players[s].bankrupt]
 
-    def group_members(self, group: int) -> tuple[int, ...]:
-        return self.config.board.members[group]
-
     def owns_group(self, seat: int, group: int) -> bool:
         owner = self.owner
         for sq in self.config.board.members[group]:

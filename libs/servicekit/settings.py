@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 
 @dataclass(frozen=True, slots=True)
@@ -14,7 +13,6 @@ class Settings:
     table_grpc_port: int
     table_metrics_port: int
     host: str
-    data_dir: Path
     #: Tables run their game clock this many times faster than real time unless created otherwise (E6).
     default_clock_scale: int
     #: Events between two snapshots of a table in Postgres.
@@ -29,7 +27,6 @@ class Settings:
             table_grpc_port=int(e.get("TABLE_GRPC_PORT", "50051")),
             table_metrics_port=int(e.get("TABLE_METRICS_PORT", "9101")),
             host=e.get("SERVICE_HOST", "127.0.0.1"),
-            data_dir=Path(e.get("MONOPOLY_DATA_DIR", ".platform")).resolve(),
             default_clock_scale=int(e.get("CLOCK_SCALE", "1")),
             snapshot_every=int(e.get("SNAPSHOT_EVERY", "500")),
         )

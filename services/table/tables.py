@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import asyncpg
+from prometheus_client import Counter, Gauge, Histogram
 
 from engine import (
     Command,
@@ -33,9 +34,9 @@ from engine import (
     preset,
     replay,
 )
-from engine.config import CUSTOM_BOUNDS, rule_card
+from engine.config import HOST_SETTINGS, rule_card
 from monopoly.v1 import common_pb2, table_pb2
-from servicekit import bus, metrics
+from servicekit import bus
 from servicekit.errors import BadRequest, Forbidden, NotFound, Unavailable
 from servicekit.wire import envelope
 
@@ -43,8 +44,15 @@ from . import store
 
 log = logging.getLogger(__name__)
 
-#: X5: what a host may set on a custom table.
-HOST_SETTINGS = frozenset({*CUSTOM_BOUNDS, "build_mode", "speed_die"})
+COMMANDS = Counter("table_commands_total", "Commands by type and outcome", ["type", "outcome"])
+COMMAND_SECONDS = Histogram(
+    "table_command_seconds",
+    "SubmitCommand latency, decided and committed",
+    buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
+)
+EVENTS = Counter("table_events_total", "Events committed")
+ACTIVE_TABLES = Gauge("table_active_tables", "Tables loaded and not finished")
+
 #: A command moves the table's clock only when it is this much (real ms) behind: a ClockAdvanced
 #: event per command would double the events for nothing; timers still fire on time.
 CLOCK_RESOLUTION_MS = 250
@@ -128,10 +136,10 @@ class TableActor:
         kind = type(command).__name__ if command is not None else "Tick"
         started = time.perf_counter()
         if command_id and (cached := self.recent.get(command_id)) is not None:
-            metrics.COMMANDS.labels(kind, "retried").inc()
+            COMMANDS.labels(kind, "retried").inc()
             return cached
         if command is not None and seat is not None and command.seat != seat:
-            metrics.COMMANDS.labels(kind, "forbidden").inc()
+            COMMANDS.labels(kind, "forbidden").inc()
             raise Forbidden(f"this token acts for seat {seat}, not seat {command.seat}")
         state = self.state
         first_seq = state.seq + 1
@@ -157,19 +165,19 @@ class TableActor:
                     first = await store.answered(conn, self.table_id, command_id)
                 if first is None:
                     raise
-                metrics.COMMANDS.labels(kind, "retried").inc()
+                COMMANDS.labels(kind, "retried").inc()
                 return first
         if violation is not None:
             if command_id:  # a retry from before this process's memory is answered as the first time
                 async with self.tables.pool.acquire() as conn:
                     first = await store.answered(conn, self.table_id, command_id)
                 if first is not None:
-                    metrics.COMMANDS.labels(kind, "retried").inc()
+                    COMMANDS.labels(kind, "retried").inc()
                     return first
-            metrics.COMMANDS.labels(kind, "refused").inc()
+            COMMANDS.labels(kind, "refused").inc()
             raise violation
-        metrics.COMMANDS.labels(kind, "ok").inc()
-        metrics.COMMAND_SECONDS.observe(time.perf_counter() - started)
+        COMMANDS.labels(kind, "ok").inc()
+        COMMAND_SECONDS.observe(time.perf_counter() - started)
         return answer
 
     async def _commit(self, first_seq: int, events: list[Event], command_id: str) -> bytes:
@@ -205,7 +213,7 @@ class TableActor:
             raise Unavailable(f"the table could not be saved ({type(exc).__name__}); nothing changed") from exc
         if snapshot:
             self.snapshot_seq = state.seq
-        metrics.EVENTS.inc(len(events))
+        EVENTS.inc(len(events))
         if command_id:
             self.recent[command_id] = answer
             if len(self.recent) > RECENT_ANSWERS:
@@ -216,7 +224,7 @@ class TableActor:
         if state.finished:
             for q in self.watchers:
                 q.put_nowait(None)
-            metrics.ACTIVE_TABLES.dec()
+            ACTIVE_TABLES.dec()
         return answer
 
 
@@ -262,7 +270,7 @@ class Tables:
             await store.create_table(conn, table_id, mode, players, seed, epoch, scale)
         await actor._commit(1, events, "")
         self.actors[table_id] = actor
-        metrics.ACTIVE_TABLES.inc()
+        ACTIVE_TABLES.inc()
         actor.start()
         return table_id, state.seq, rule_card(config)
 
@@ -287,7 +295,7 @@ class Tables:
         actor = TableActor(self, table_id, state, row.clock_epoch_ms, row.clock_scale, row.snapshot_seq)
         self.actors[table_id] = actor
         if not state.finished:
-            metrics.ACTIVE_TABLES.inc()
+            ACTIVE_TABLES.inc()
         actor.start()
         return actor
 
