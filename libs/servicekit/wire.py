@@ -69,33 +69,34 @@ def _read(cls: type, msg: Message) -> Any:
     return cls(**kwargs)
 
 
-def event_to_proto(event: Event) -> events_pb2.EventPayload:
-    payload = events_pb2.EventPayload()
-    _fill(getattr(payload, _snake(type(event).__name__)), event)
+def _pack(payload: Message, value: Any) -> Message:
+    _fill(getattr(payload, _snake(type(value).__name__)), value)
     return payload
+
+
+def _unpack(payload: Message, registry: dict[str, type], what: str) -> Any:
+    kind = payload.WhichOneof("kind")
+    if kind is None:
+        raise BadRequest(f"the message carries no {what}")
+    message = getattr(payload, kind)
+    return _read(registry[message.DESCRIPTOR.name], message)
+
+
+def event_to_proto(event: Event) -> events_pb2.EventPayload:
+    return _pack(events_pb2.EventPayload(), event)  # type: ignore[no-any-return]
 
 
 def event_from_proto(payload: events_pb2.EventPayload) -> Event:
-    kind = payload.WhichOneof("kind")
-    if kind is None:
-        raise BadRequest("an event payload with no event")
-    cls = EVENT_TYPES[getattr(payload, kind).DESCRIPTOR.name]
-    return _read(cls, getattr(payload, kind))  # type: ignore[no-any-return]
+    return _unpack(payload, EVENT_TYPES, "event")  # type: ignore[no-any-return]
 
 
 def command_to_proto(command: Command) -> commands_pb2.CommandPayload:
-    payload = commands_pb2.CommandPayload()
-    _fill(getattr(payload, _snake(type(command).__name__)), command)
-    return payload
+    return _pack(commands_pb2.CommandPayload(), command)  # type: ignore[no-any-return]
 
 
 def command_from_proto(payload: commands_pb2.CommandPayload) -> Command:
     """A command from the wire; an empty payload is a `BadRequest`."""
-    kind = payload.WhichOneof("kind")
-    if kind is None:
-        raise BadRequest("the request carries no command")
-    cls = COMMAND_TYPES[getattr(payload, kind).DESCRIPTOR.name]
-    return _read(cls, getattr(payload, kind))  # type: ignore[no-any-return]
+    return _unpack(payload, COMMAND_TYPES, "command")  # type: ignore[no-any-return]
 
 
 def envelope(table_id: str, seq: int, event: Event, game_ms: int, scale: int, wall_ms: int) -> common_pb2.Envelope:
