@@ -23,17 +23,26 @@ def test_proto_files_match_the_engine() -> None:
     assert (out / "events.proto").read_text() == gen_proto.render("Event", EVENT_TYPES, gen_proto.EVENTS_DOC), (
         "events.proto is stale: run `make proto`"
     )
-    assert (out / "commands.proto").read_text() == gen_proto.render(
-        "Command", COMMAND_TYPES, gen_proto.COMMANDS_DOC
-    ), "commands.proto is stale: run `make proto`"
+    assert (out / "commands.proto").read_text() == gen_proto.render("Command", COMMAND_TYPES, gen_proto.COMMANDS_DOC), (
+        "commands.proto is stale: run `make proto`"
+    )
 
 
 def test_generated_python_matches_the_proto_files(tmp_path: Path) -> None:
     protos = sorted(str(p.relative_to(ROOT / "proto")) for p in (ROOT / "proto").rglob("*.proto"))
     subprocess.run(
-        [sys.executable, "-m", "grpc_tools.protoc", "-Iproto", f"--python_out={tmp_path}", f"--pyi_out={tmp_path}",
-         f"--grpc_python_out={tmp_path}", *protos],
-        cwd=ROOT, check=True,
+        [
+            sys.executable,
+            "-m",
+            "grpc_tools.protoc",
+            "-Iproto",
+            f"--python_out={tmp_path}",
+            f"--pyi_out={tmp_path}",
+            f"--grpc_python_out={tmp_path}",
+            *protos,
+        ],
+        cwd=ROOT,
+        check=True,
     )
     for generated in sorted(tmp_path.rglob("*.py*")):
         committed = ROOT / "libs" / generated.relative_to(tmp_path)
