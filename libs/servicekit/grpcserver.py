@@ -3,7 +3,8 @@
 Every service raises plain exceptions; `ErrorMapping` turns them into statuses:
 `RuleViolation` -> FAILED_PRECONDITION (the rule ID in the message and in the
 trailing metadata `rule-id`), `BadRequest` -> INVALID_ARGUMENT, `NotFound` ->
-NOT_FOUND, `Forbidden` -> PERMISSION_DENIED, `Stale` -> ABORTED,
+NOT_FOUND, `Unauthenticated` -> UNAUTHENTICATED,
+`Forbidden` -> PERMISSION_DENIED, `Stale` -> ABORTED,
 `Unavailable` -> UNAVAILABLE, a handler running past its deadline ->
 DEADLINE_EXCEEDED. Anything else is INTERNAL and logged.
 """
@@ -21,7 +22,7 @@ from grpc_reflection.v1alpha import reflection
 
 from engine import RuleViolation
 
-from .errors import BadRequest, Forbidden, NotFound, Stale, Unavailable
+from .errors import BadRequest, Forbidden, NotFound, Stale, Unauthenticated, Unavailable
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +33,7 @@ _STATUS: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (RuleViolation, grpc.StatusCode.FAILED_PRECONDITION),
     (BadRequest, grpc.StatusCode.INVALID_ARGUMENT),
     (NotFound, grpc.StatusCode.NOT_FOUND),
+    (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
     (Forbidden, grpc.StatusCode.PERMISSION_DENIED),
     (Stale, grpc.StatusCode.ABORTED),
     (Unavailable, grpc.StatusCode.UNAVAILABLE),
