@@ -191,7 +191,7 @@ async def main() -> int:
     print(f"echo   bare grpc.aio unary, 64 in flight: {echo:,.0f} calls/s", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp, servers(Path(tmp)) as (nats_url, db_url):
-        platform = Platform(nats_url, db_url, Path(tmp) / "svc", clock_scale=1)
+        platform = Platform(nats_url, db_url, Path(tmp) / "svc", clock_scale=1, services=("table",))
         await platform.start()
         nc = await nats.connect(nats_url)
         js = nc.jetstream()

@@ -32,7 +32,7 @@ async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: 
     err = Console(stderr=True)
     with servers(data_dir) as (nats_url, db_url):
         err.print(f"NATS {nats_url}\nPostgres {db_url}")
-        platform = Platform(nats_url, db_url, data_dir, clock_scale)
+        platform = Platform(nats_url, db_url, data_dir, clock_scale, services=("table",))
         await platform.start()
         err.print(f"table service on {platform.table_target}; playing {tables} {mode} tables of 4 bots...")
         channel, stub = connect(platform.table_target)
@@ -85,7 +85,7 @@ async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: 
 async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: float | None = None) -> int:
     """The platform with `tables` bot tables at a time and a live view, until Ctrl-C."""
     with servers(data_dir) as (nats_url, db_url):
-        platform = Platform(nats_url, db_url, data_dir, clock_scale)
+        platform = Platform(nats_url, db_url, data_dir, clock_scale, services=("table",))
         await platform.start()
         channel, stub = connect(platform.table_target)
         running: dict[str, tuple[BotTable, asyncio.Task[TableState]]] = {}

@@ -40,7 +40,7 @@ def server_urls() -> Iterator[tuple[str, str]]:
 async def platform(server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
     nats_url, db_url = server_urls
     data = Path(tempfile.mkdtemp(prefix="monopoly-svc-"))
-    p = Platform(nats_url, db_url, data, clock_scale=1)
+    p = Platform(nats_url, db_url, data, clock_scale=1, services=("table",))
     await p.start()
     try:
         yield p
