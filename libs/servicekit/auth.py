@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from .errors import Forbidden, Unauthenticated
 
 ROLES = ("player", "spectator", "service")
+#: The key tokens are signed with when TOKEN_SECRET is not set: fine for a laptop, never for a host.
+DEV_TOKEN_SECRET = "monopoly-dev-secret-change-me"
 #: Seat tokens live this long unless issued otherwise: longer than any game.
 DEFAULT_TTL_S = 24 * 3600
 ANY_TABLE = "*"

@@ -5,8 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-#: The key seat tokens are signed with when TOKEN_SECRET is not set: fine for a laptop, never for a host.
-DEV_TOKEN_SECRET = "monopoly-dev-secret-change-me"
+from .auth import DEV_TOKEN_SECRET
 
 
 @dataclass(frozen=True, slots=True)
