@@ -1,0 +1,71 @@
+"""The casino service's event subscriber: the table stream, for the bets the tables open.
+
+One durable consumer ("casino-table-events") of every table's events. A
+`CasinoOpened` with a deadline (the table delegates its casino) opens a bet
+whose id is the event's natural key `<table_id>:<seq>`; `GameEnded`, and the
+bettor's `PlayerBankrupt`, close it unsettled; `GamePaused` / `GameResumed`
+freeze and move its timer (E5). Each handled event is recorded in the same
+transaction as its effect, so a redelivered batch changes nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from faststream.nats import NatsRouter
+
+from engine.casino import CasinoOpened
+from engine.events import GameResumed, PlayerBankrupt
+from monopoly.v1 import common_pb2
+from servicekit import bus
+from servicekit.consumers import durable_consumer
+from servicekit.wire import event_from_proto
+
+from .bets import Casino
+
+log = logging.getLogger("casino")
+
+DURABLE = "casino-table-events"
+#: The table events the casino acts on; every other event is skipped without decoding.
+RELEVANT = frozenset({"CasinoOpened", "GameEnded", "PlayerBankrupt", "GamePaused", "GameResumed"})
+
+
+def wall_deadline(env: common_pb2.Envelope, deadline_game_ms: int) -> int:
+    """The wall time (unix ms) of a game-time deadline, from the envelope's clock."""
+    at = env.occurred_at
+    scale = at.clock_scale if at.clock_scale > 0 else 1
+    return int(at.wall_unix_ms + (deadline_game_ms - at.game_ms) / scale)
+
+
+async def handle_envelope(casino: Casino, env: common_pb2.Envelope) -> None:
+    if env.type not in RELEVANT:
+        return
+    event = event_from_proto(env.payload)
+    table_id = env.table_id
+    if isinstance(event, CasinoOpened):
+        if event.deadline >= 0:  # the table delegates its casino (cash and deadline are set)
+            await casino.open(table_id, env.seq, event.seat, event.cash, wall_deadline(env, event.deadline))
+        return
+    # Every other effect records its event as handled in its own transaction (the open above has its
+    # natural key), so a redelivery changes nothing.
+    if env.type == "GameEnded":
+        await casino.close_table(table_id, env.seq)
+    elif isinstance(event, PlayerBankrupt):
+        await casino.close_table(table_id, env.seq, event.seat)
+    elif env.type == "GamePaused":
+        await casino.pause(table_id, env.seq, True)
+    elif isinstance(event, GameResumed):
+        scale = env.occurred_at.clock_scale or 1
+        await casino.pause(table_id, env.seq, False, event.paused_ms // scale)
+
+
+def make_router(casino: Casino) -> NatsRouter:
+    router = NatsRouter()
+
+    @durable_consumer(router, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    async def on_table_events(body: bytes) -> None:
+        batch = common_pb2.EventBatch.FromString(body)
+        for env in batch.events:
+            await handle_envelope(casino, env)
+
+    return router
