@@ -7,6 +7,7 @@ import contextlib
 import sys
 import time
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
 
 import asyncpg
@@ -17,12 +18,14 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from engine import Event, TableState
+from engine import Event, TableState, check_invariants
+from engine.invariants import InvariantBroken
+from monopoly.v1 import casino_pb2
 from servicekit.bus import ensure_stream
 from servicekit.embedded import servers
 from sim.narrate import describe
 
-from . import BotTable, connect
+from . import BotTable, SubProtocolStubs, connect
 from .platform import Platform
 from .verify import check_table
 
@@ -32,12 +35,19 @@ async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: 
     err = Console(stderr=True)
     with servers(data_dir) as (nats_url, db_url):
         err.print(f"NATS {nats_url}\nPostgres {db_url}")
-        platform = Platform(nats_url, db_url, data_dir, clock_scale, services=("table",))
+        platform = Platform(nats_url, db_url, data_dir, clock_scale)
         await platform.start()
-        err.print(f"table service on {platform.table_target}; playing {tables} {mode} tables of 4 bots...")
+        err.print(
+            f"services: {', '.join(f'{n} {platform.target(n)}' for n in platform.processes)}; "
+            f"playing {tables} {mode} tables of bots..."
+        )
         channel, stub = connect(platform.table_target)
+        services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
         players = 3 if mode == "duel" else 4
-        games = [BotTable(stub, mode=mode, players=players, seed=i + 1, clock_scale=clock_scale) for i in range(tables)]
+        games = [
+            BotTable(stub, mode=mode, players=players, seed=i + 1, clock_scale=clock_scale, services=services)
+            for i in range(tables)
+        ]
         started = time.perf_counter()
         for g in games:
             await g.create()
@@ -57,37 +67,103 @@ async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: 
         js = nc.jetstream()
         await ensure_stream(js)
         checks = [await check_table(pool, js, stub, g.table_id) for g in games]
+        ledgers = [await ledger(g, services) for g in games]
         await nc.close()
         await pool.close()
+        await services.close()
         await channel.close()
         await platform.stop()
     out = Table(title=f"{tables} {mode} tables in {elapsed:.1f} s")
-    for col in ("table", "rounds", "winner", "commands", "Postgres rows", "JetStream events", "replay", "agree"):
+    columns = (
+        "table",
+        "rounds",
+        "winner",
+        "commands",
+        "auctions",
+        "trades",
+        "bets",
+        "pool",
+        "events",
+        "agree",
+        "ledger",
+    )
+    for col in columns:
         out.add_column(col)
-    for g, state, c in zip(games, states, checks, strict=True):
+    for g, state, c, book in zip(games, states, checks, ledgers, strict=True):
         out.add_row(
             g.table_id,
             str(state.round),
             state.players[state.winner].name,
             str(g.commands),
-            str(c.rows),
-            str(c.stream_events),
-            "equal" if c.replay_matches else "DIFFERENT",
+            str(book.auctions),
+            str(book.trades),
+            str(book.bets),
+            f"${book.pool:,}",
+            f"{c.rows}/{c.stream_events}",
             "yes" if c.ok else "NO",
+            "balanced" if book.balanced else "OFF",
         )
     Console().print(out)
     commands = sum(g.commands for g in games)
-    ok = all(c.ok for c in checks) and all(s.finished for s in states)
-    print(f"{commands} commands ({commands / elapsed:.0f}/s); every table agrees: {'yes' if ok else 'NO'}")
+    moves = {name: sum(g.service_moves[name] for g in games) for name in ("auction", "trade", "casino")}
+    totals = Ledger(
+        auctions=sum(b.auctions for b in ledgers),
+        trades=sum(b.trades for b in ledgers),
+        bets=sum(b.bets for b in ledgers),
+        pool=sum(b.pool for b in ledgers),
+        balanced=all(b.balanced for b in ledgers),
+    )
+    agree = all(c.ok for c in checks) and all(s.finished for s in states)
+    ok = agree and totals.balanced
+    print(f"{commands} table commands ({commands / elapsed:.0f}/s)")
+    print(
+        f"through the services: {totals.auctions} auctions settled ({moves['auction']} bids and passes), "
+        f"{totals.trades} trades executed ({moves['trade']} proposals and answers), "
+        f"{totals.bets} casino bets settled ({moves['casino']} bets and declines); "
+        f"jackpot pools at the end ${totals.pool:,}"
+    )
+    print(
+        f"every table's records agree: {'yes' if agree else 'NO'}; money ledger balanced: {'yes' if totals.balanced else 'NO'}"
+    )
     return 0 if ok else 1
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """A finished table's sub-protocol counts and its money reconciliation."""
+
+    auctions: int
+    trades: int
+    bets: int
+    pool: int
+    balanced: bool
+
+
+async def ledger(g: BotTable, services: SubProtocolStubs) -> Ledger:
+    """Count what the services settled and reconcile the money: every player's cash, the bank's
+    ledger and the jackpot pool add up (the engine's invariant), and the casino service's pool
+    equals the table's."""
+    state = g.state
+    assert state is not None
+    balanced = True
+    try:
+        check_invariants(state, state.seq)
+    except InvariantBroken:
+        balanced = False
+    if services.casino is not None:
+        pool = await services.casino.GetPool(casino_pb2.GetPoolRequest(table_id=g.table_id), timeout=30)
+        balanced = balanced and pool.pool == state.jackpot
+    counts = g.event_counts
+    return Ledger(counts["AuctionSettled"], counts["TradeExecuted"], counts["BetSettled"], state.jackpot, balanced)
 
 
 async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: float | None = None) -> int:
     """The platform with `tables` bot tables at a time and a live view, until Ctrl-C."""
     with servers(data_dir) as (nats_url, db_url):
-        platform = Platform(nats_url, db_url, data_dir, clock_scale, services=("table",))
+        platform = Platform(nats_url, db_url, data_dir, clock_scale)
         await platform.start()
         channel, stub = connect(platform.table_target)
+        services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
         running: dict[str, tuple[BotTable, asyncio.Task[TableState]]] = {}
         latest: deque[str] = deque(maxlen=12)
         seen: dict[str, int] = {}
@@ -103,14 +179,16 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
             nonlocal seed
             while len(running) < tables:
                 seed += 1
-                g = BotTable(stub, seed=seed, clock_scale=clock_scale, think_s=0.3, on_event=remember)
+                g = BotTable(
+                    stub, seed=seed, clock_scale=clock_scale, think_s=0.3, on_event=remember, services=services
+                )
                 await g.create()
                 running[g.table_id] = (g, asyncio.create_task(g.play()))
 
         def render() -> Group:
             nonlocal finished
             view = Table(expand=True)
-            for col in ("table", "round", "minute", "phase", "to act", "cash"):
+            for col in ("table", "round", "minute", "phase", "to act", "auction", "trades", "pool", "cash"):
                 view.add_column(col)
             for table_id, (g, _task) in list(running.items()):
                 s = g.state
@@ -125,6 +203,9 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
                     str(s.minute),
                     s.phase.value,
                     s.players[s.actor].name if s.actor >= 0 else "-",
+                    f"{s.config.board.squares[s.auction.square].name}" if s.auction is not None else "-",
+                    str(g.event_counts["TradeExecuted"]),
+                    f"${s.jackpot:,}",
                     " ".join(f"${p.cash:,}" for p in s.players),
                 )
             now = time.monotonic()
@@ -134,7 +215,7 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
             t0, c0, e0 = rates[0]
             span = max(now - t0, 1e-6)
             header = (
-                f"table service {platform.table_target} | NATS {nats_url} | tables running {len(running)}, "
+                f"services {', '.join(platform.processes)} | NATS {nats_url} | tables running {len(running)}, "
                 f"finished {finished} | {(commands - c0) / span:.0f} commands/s, {(events - e0) / span:.0f} events/s"
                 " | Ctrl-C stops"
             )
@@ -163,6 +244,7 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
             for _, task in running.values():
                 task.cancel()
             await asyncio.gather(*(task for _, task in running.values()), return_exceptions=True)
+            await services.close()
             await channel.close()
             await platform.stop()
     print(f"stopped: {finished} tables finished", file=sys.stderr)
