@@ -122,9 +122,8 @@ async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: 
         f"{totals.bets} casino bets settled ({moves['casino']} bets and declines); "
         f"jackpot pools at the end ${totals.pool:,}"
     )
-    print(
-        f"every table's records agree: {'yes' if agree else 'NO'}; money ledger balanced: {'yes' if totals.balanced else 'NO'}"
-    )
+    verdict = {True: "yes", False: "NO"}
+    print(f"every table's records agree: {verdict[agree]}; money ledger balanced: {verdict[totals.balanced]}")
     return 0 if ok else 1
 
 
