@@ -78,7 +78,7 @@ async def wait_healthy(target: str, proc: asyncio.subprocess.Process, timeout: f
 
 
 #: The services `Platform` can start, in start order (the table first: the others call it).
-SERVICES = ("table", "auction", "trade", "casino")
+SERVICES = ("table", "auction", "trade", "casino", "rating", "matchmaking")
 
 
 def available_services() -> tuple[str, ...]:

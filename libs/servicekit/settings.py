@@ -25,6 +25,10 @@ class Settings:
     trade_metrics_port: int = 9103
     casino_grpc_port: int = 50054
     casino_metrics_port: int = 9104
+    rating_grpc_port: int = 50055
+    rating_metrics_port: int = 9105
+    matchmaking_grpc_port: int = 50056
+    matchmaking_metrics_port: int = 9106
     #: Where the table service answers (the trade service executes accepted trades there).
     table_target: str = "127.0.0.1:50051"
     #: HMAC key of seat and service tokens, shared by every service.
@@ -48,6 +52,10 @@ class Settings:
             trade_metrics_port=int(e.get("TRADE_METRICS_PORT", "9103")),
             casino_grpc_port=int(e.get("CASINO_GRPC_PORT", "50054")),
             casino_metrics_port=int(e.get("CASINO_METRICS_PORT", "9104")),
+            rating_grpc_port=int(e.get("RATING_GRPC_PORT", "50055")),
+            rating_metrics_port=int(e.get("RATING_METRICS_PORT", "9105")),
+            matchmaking_grpc_port=int(e.get("MATCHMAKING_GRPC_PORT", "50056")),
+            matchmaking_metrics_port=int(e.get("MATCHMAKING_METRICS_PORT", "9106")),
             table_target=e.get("TABLE_TARGET", f"127.0.0.1:{table_port}"),
             token_secret=e.get("TOKEN_SECRET", DEV_TOKEN_SECRET),
         )
