@@ -13,12 +13,14 @@ from __future__ import annotations
 import logging
 
 from faststream.nats import NatsRouter
+from google.protobuf.message import DecodeError
 
 from engine.casino import CasinoOpened
 from engine.events import GameResumed, PlayerBankrupt
 from monopoly.v1 import common_pb2
 from servicekit import bus
 from servicekit.consumers import durable_consumer
+from servicekit.errors import BadRequest
 from servicekit.wire import event_from_proto
 
 from .bets import Casino
@@ -40,7 +42,11 @@ def wall_deadline(env: common_pb2.Envelope, deadline_game_ms: int) -> int:
 async def handle_envelope(casino: Casino, env: common_pb2.Envelope) -> None:
     if env.type not in RELEVANT:
         return
-    event = event_from_proto(env.payload)
+    try:
+        event = event_from_proto(env.payload)
+    except (BadRequest, KeyError, ValueError):  # unreadable: redelivering it would never help
+        log.warning("table %s seq %d: unreadable %s skipped", env.table_id, env.seq, env.type)
+        return
     table_id = env.table_id
     if isinstance(event, CasinoOpened):
         if event.deadline >= 0:  # the table delegates its casino (cash and deadline are set)
@@ -64,7 +70,11 @@ def make_router(casino: Casino) -> NatsRouter:
 
     @durable_consumer(router, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
     async def on_table_events(body: bytes) -> None:
-        batch = common_pb2.EventBatch.FromString(body)
+        try:
+            batch = common_pb2.EventBatch.FromString(body)
+        except DecodeError:  # never readable, however often it comes: drop it (acked)
+            log.warning("a message on the table stream is not an EventBatch (%d bytes): skipped", len(body))
+            return
         for env in batch.events:
             await handle_envelope(casino, env)
 

@@ -37,7 +37,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     casino.relay_wake = relay.wake
     relay_task = asyncio.create_task(relay.run(), name="outbox-relay")
     recovered = await casino.recover()
-    broker = NatsBroker(settings.nats_url)
+    broker = NatsBroker(settings.nats_url, log_level=logging.DEBUG)  # a log line per message is too many
     broker.include_router(make_router(casino))
     await broker.start()
     server, port, _ = await grpcserver.start_server(

@@ -50,6 +50,9 @@ async def verify(database_url: str, bet_id: str) -> int:
     try:
         row = await conn.fetchrow("SELECT * FROM ledger WHERE bet_id = $1", bet_id)
         seed = await conn.fetchval("SELECT seed FROM pools WHERE table_id = $1", row["table_id"]) if row else None
+    except asyncpg.UndefinedTableError:
+        print("monopoly casino: this database has no casino ledger (the casino service never ran on it)")
+        return 1
     finally:
         await conn.close()
     if row is None:
