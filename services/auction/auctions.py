@@ -113,6 +113,8 @@ def play(
     """A bid or pass (a time-out is the current bidder's pass) applied to a copy of `row`:
     the new row, the move and its AuctionEvents. Raises `RuleViolation` (A1, A3) and then
     `row` is untouched."""
+    if row.paused_left_ms is not None:
+        raise RuleViolation("E5", "the game is paused: bidding resumes with the game")
     events = rules.decide(row.state, command, limit_of(row, command.seat))
     state = row.state.copy()
     settled: AuctionSettled | None = None
@@ -154,6 +156,23 @@ def withdrawn(row: AuctionRow, seat: int, now_ms: int) -> tuple[AuctionRow, list
     if state.turn != row.state.turn:
         new.deadline_unix_ms = now_ms + bid_window_ms(row.bid_ms, row.clock_scale)
     return new, []
+
+
+def paused(row: AuctionRow, at_ms: int) -> AuctionRow | None:
+    """E5: the game paused at wall time `at_ms`: the bidder's clock stops (None: it was stopped already)."""
+    if row.paused_left_ms is not None:
+        return None
+    left = max(0, row.deadline_unix_ms - at_ms)
+    return dataclasses.replace(row, paused_left_ms=left, deadline_unix_ms=0, version=row.version + 1)
+
+
+def resumed(row: AuctionRow, at_ms: int) -> AuctionRow | None:
+    """E5: the game resumed at wall time `at_ms`: the bidder has the time they had left (None: not paused)."""
+    if row.paused_left_ms is None:
+        return None
+    return dataclasses.replace(
+        row, paused_left_ms=None, deadline_unix_ms=at_ms + row.paused_left_ms, version=row.version + 1
+    )
 
 
 def view(row: AuctionRow) -> auction_pb2.AuctionView:
@@ -297,6 +316,18 @@ class Auctions:
         if new.status == SETTLED:
             SETTLEMENTS.labels("sold" if new.winner != BANK else "unsold").inc()
 
+    async def pause(self, table_id: str, at_ms: int, resume: bool) -> None:
+        """E5: the table's game paused (or resumed) at wall time `at_ms`: stop (or restart) the bidder's clock."""
+        a = self.open.get(table_id)
+        if a is None:
+            return
+        async with a.lock:
+            if self.open.get(table_id) is not a:
+                return
+            new = (resumed if resume else paused)(a.row, at_ms)
+            if new is not None:
+                await self._commit(a, new, None, [])
+
     # -- players' moves (api.py) -----------------------------------------------------
 
     async def move(self, table_id: str, auction_id: int, command: Command) -> auction_pb2.AuctionView:
@@ -369,7 +400,7 @@ class Auctions:
         if a.timer:
             a.timer.cancel()
             a.timer = None
-        if a.row.status != OPEN or self._stopped:
+        if a.row.status != OPEN or a.row.paused_left_ms is not None or self._stopped:
             return
         delay = max(0.0, (a.row.deadline_unix_ms - wall_ms()) / 1000) + 0.002
         if retry:
@@ -458,4 +489,15 @@ def _outbox_row(event: auction_pb2.AuctionEvent) -> OutboxRow:
     return (bus.auction_subject(event.table_id), event.event_id, event.SerializeToString())
 
 
-__all__ = ["Auction", "Auctions", "bid_window_ms", "new_row", "play", "view", "wall_ms", "withdrawn"]
+__all__ = [
+    "Auction",
+    "Auctions",
+    "bid_window_ms",
+    "new_row",
+    "paused",
+    "play",
+    "resumed",
+    "view",
+    "wall_ms",
+    "withdrawn",
+]

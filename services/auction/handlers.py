@@ -1,11 +1,12 @@
 """The auction service's event subscriber: the tables' events (`monopoly.table.*.events`).
 
-One durable consumer reads every table's batches; only four event types
+One durable consumer reads every table's batches; only a few event types
 matter here. `AuctionStarted` of a table with external auctions (it carries
 the bidders' limits and bid time) opens the auction: the row is keyed by
 (table_id, auction_id) and inserted with its "opened" event in one
 transaction, ON CONFLICT DO NOTHING, so a redelivered batch opens nothing
 twice. `PlayerBankrupt` takes the player out of the table's open auction;
+`GamePaused` / `GameResumed` stop and restart the bidder's clock (E5);
 the table's own `AuctionSettled` (it closed the auction itself) and
 `GameEnded` close it without a result of ours. Each of these is harmless
 when it comes again or late: it only ever moves an open auction towards
@@ -29,7 +30,7 @@ from .auctions import Auctions
 log = logging.getLogger(__name__)
 
 DURABLE = "auction-table-events"
-RELEVANT = frozenset({"AuctionStarted", "AuctionSettled", "PlayerBankrupt", "GameEnded"})
+RELEVANT = frozenset({"AuctionStarted", "AuctionSettled", "PlayerBankrupt", "GamePaused", "GameResumed", "GameEnded"})
 
 
 async def handle_batch(auctions: Auctions, body: bytes) -> None:
@@ -38,8 +39,11 @@ async def handle_batch(auctions: Auctions, body: bytes) -> None:
     for env in batch.events:
         if env.type not in RELEVANT:
             continue
-        event = event_from_proto(env.payload)
         table_id = env.table_id
+        if env.type in ("GamePaused", "GameResumed"):
+            await auctions.pause(table_id, env.occurred_at.wall_unix_ms, resume=env.type == "GameResumed")
+            continue
+        event = event_from_proto(env.payload)
         if isinstance(event, AuctionStarted):
             if event.bid_ms <= 0 or not event.limits:
                 continue  # the table runs this auction itself

@@ -34,6 +34,7 @@ class AuctionRow:
     price: int | None
     closed_by: str | None
     started_seq: int
+    paused_left_ms: int | None = None  # E5: the bidder's wall ms left while the game is paused
 
 
 def _row(r: asyncpg.Record) -> AuctionRow:
@@ -53,6 +54,7 @@ def _row(r: asyncpg.Record) -> AuctionRow:
         r["price"],
         r["closed_by"],
         r["started_seq"],
+        r["paused_left_ms"],
     )
 
 
@@ -103,7 +105,7 @@ async def save(
     async with conn.transaction():
         status = await conn.execute(
             "UPDATE auctions SET status = $3, state = $4::jsonb, deadline_unix_ms = $5, version = $6, moves = $7, "
-            "events = $8, winner = $9, price = $10, closed_by = $11, updated_at = now() "
+            "events = $8, winner = $9, price = $10, closed_by = $11, paused_left_ms = $13, updated_at = now() "
             "WHERE table_id = $1 AND auction_id = $2 AND version = $12",
             row.table_id,
             row.auction_id,
@@ -117,6 +119,7 @@ async def save(
             row.price,
             row.closed_by,
             expected_version,
+            row.paused_left_ms,
         )
         if status != "UPDATE 1":
             return False

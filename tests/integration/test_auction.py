@@ -19,7 +19,22 @@ from nats.js import JetStreamContext
 
 from client.auction import AuctionClient
 from client.platform import Platform
-from engine import BANK, Command, DeclineProperty, Pay, Phase, Roll, TableState, apply, codec, new_game, preset
+from engine import (
+    BANK,
+    Command,
+    ConfirmBack,
+    DeclineProperty,
+    Pay,
+    Phase,
+    RequestPause,
+    Roll,
+    TableState,
+    VotePause,
+    apply,
+    codec,
+    new_game,
+    preset,
+)
 from monopoly.v1 import auction_pb2, common_pb2, table_pb2, table_pb2_grpc
 from servicekit import auth, bus
 from servicekit.settings import DEV_TOKEN_SECRET
@@ -276,6 +291,47 @@ async def test_A1_bids_need_the_seats_own_valid_token_and_a_legal_amount(
     assert exc.value.code() == grpc.StatusCode.NOT_FOUND
     for seat in view.bidders:  # leave the table as it should be
         await auctions.pass_(game.table_id, seat, game.tokens[seat])
+
+
+async def test_E5_a_paused_game_stops_the_bidders_clock(
+    table_stub: table_pb2_grpc.TableServiceStub, auctions: AuctionClient
+) -> None:
+    scale = 10  # 20 game seconds to bid: two real seconds
+    game, _, _ = await declined(table_stub, 700, scale)
+    view = await opened(auctions, game.table_id)
+    bidder = view.bidder
+    await game.submit(RequestPause(bidder))
+    for seat in range(len(PLAYERS)):
+        if seat != bidder:
+            await game.submit(VotePause(seat, True))
+    await game.until(lambda s: s.paused)
+
+    async def clock_stopped() -> auction_pb2.AuctionView:
+        while (v := await auctions.get(game.table_id, view.auction_id)).deadline_unix_ms != 0:
+            await asyncio.sleep(0.02)
+        return v
+
+    await asyncio.wait_for(clock_stopped(), WAIT_S)
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await auctions.bid(game.table_id, bidder, view.min_bid, game.tokens[bidder])
+    assert exc.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_id(exc.value) == "E5"
+    await asyncio.sleep(2.2)  # longer than the whole bid window: nobody timed out while paused
+    still = await auctions.get(game.table_id, view.auction_id)
+    assert (still.status, still.bidder, still.moves) == ("open", bidder, 0)
+    for seat in range(len(PLAYERS)):
+        await game.submit(ConfirmBack(seat))
+    await game.until(lambda s: not s.paused)
+
+    async def clock_running() -> auction_pb2.AuctionView:
+        while (v := await auctions.get(game.table_id, view.auction_id)).deadline_unix_ms == 0:
+            await asyncio.sleep(0.02)
+        return v
+
+    running = await asyncio.wait_for(clock_running(), WAIT_S)
+    assert running.bidder == bidder and running.status == "open"
+    after = await auctions.bid(game.table_id, bidder, view.min_bid, game.tokens[bidder])
+    assert after.high_bidder == bidder
+    await auctions.pass_(game.table_id, after.bidder, game.tokens[after.bidder])
 
 
 async def test_a_redelivered_auction_started_opens_nothing_twice(

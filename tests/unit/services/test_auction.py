@@ -7,7 +7,7 @@ import pytest
 from engine import BANK, Bid, PassBid, RuleViolation
 from engine.auction import AuctionStarted
 from monopoly.v1 import common_pb2
-from services.auction.auctions import bid_window_ms, new_row, play, view, withdrawn
+from services.auction.auctions import bid_window_ms, new_row, paused, play, resumed, view, withdrawn
 from services.auction.handlers import RELEVANT
 
 STARTED = AuctionStarted(7, 6, "declined", (1, 2, 0), 1000, 100, -1, (5000, 1500, 9000), 20_000)
@@ -115,6 +115,25 @@ def test_D2_the_last_bidder_leaving_is_left_to_the_table() -> None:
     assert withdrawn(r, 0, T0) is None  # nobody left: the table settles it itself
 
 
+def test_E5_a_paused_game_stops_the_bidders_clock_and_refuses_bids_until_it_resumes() -> None:
+    r = row()  # deadline T0 + 200
+    p = paused(r, T0 + 150)
+    assert p is not None and p.paused_left_ms == 50 and p.deadline_unix_ms == 0 and p.version == 1
+    assert view(p).deadline_unix_ms == 0
+    assert paused(p, T0 + 160) is None  # paused already: a redelivery changes nothing
+    with pytest.raises(RuleViolation) as exc:
+        play(p, Bid(1, 1000), T0 + 170)
+    assert exc.value.rule == "E5"
+    back = resumed(p, T0 + 10_000)
+    assert back is not None and back.paused_left_ms is None and back.deadline_unix_ms == T0 + 10_050
+    assert resumed(back, T0 + 10_001) is None
+    new, _, _ = play(back, Bid(1, 1000), T0 + 10_010)
+    assert new.state.high_bidder == 1
+    overdue = paused(r, T0 + 900)
+    assert overdue is not None and overdue.paused_left_ms == 0  # the time had run out: it fires on resume
+
+
 def test_only_auction_related_table_events_are_decoded() -> None:
-    assert {"AuctionStarted", "AuctionSettled", "PlayerBankrupt", "GameEnded"} == RELEVANT
+    expected = {"AuctionStarted", "AuctionSettled", "PlayerBankrupt", "GamePaused", "GameResumed", "GameEnded"}
+    assert expected == RELEVANT
     assert common_pb2.EventBatch().events == []
