@@ -40,26 +40,28 @@ def wall_deadline(env: common_pb2.Envelope, deadline_game_ms: int) -> int:
 
 
 async def handle_envelope(casino: Casino, env: common_pb2.Envelope) -> None:
-    if env.type not in RELEVANT:
+    kind = env.type
+    if kind not in RELEVANT:
+        return
+    table_id = env.table_id
+    # Every effect but the open (its natural key is the bet id) records its event as handled in its
+    # own transaction, so a redelivery changes nothing.
+    if kind == "GameEnded":
+        await casino.close_table(table_id, env.seq)
+        return
+    if kind == "GamePaused":  # no fields to decode
+        await casino.pause(table_id, env.seq, True)
         return
     try:
         event = event_from_proto(env.payload)
     except (BadRequest, KeyError, ValueError):  # unreadable: redelivering it would never help
-        log.warning("table %s seq %d: unreadable %s skipped", env.table_id, env.seq, env.type)
+        log.warning("table %s seq %d: unreadable %s skipped", table_id, env.seq, kind)
         return
-    table_id = env.table_id
     if isinstance(event, CasinoOpened):
         if event.deadline >= 0:  # the table delegates its casino (cash and deadline are set)
             await casino.open(table_id, env.seq, event.seat, event.cash, wall_deadline(env, event.deadline))
-        return
-    # Every other effect records its event as handled in its own transaction (the open above has its
-    # natural key), so a redelivery changes nothing.
-    if env.type == "GameEnded":
-        await casino.close_table(table_id, env.seq)
     elif isinstance(event, PlayerBankrupt):
         await casino.close_table(table_id, env.seq, event.seat)
-    elif env.type == "GamePaused":
-        await casino.pause(table_id, env.seq, True)
     elif isinstance(event, GameResumed):
         scale = env.occurred_at.clock_scale or 1
         await casino.pause(table_id, env.seq, False, event.paused_ms // scale)

@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -27,7 +28,7 @@ from client.casino import connect as casino_connect
 from client.casino import decline, open_bet, place_bet
 from client.casino import pool as get_pool
 from client.platform import ROOT, Platform
-from engine import Command, TableState, codec, legal_commands
+from engine import Command, ConfirmBack, RequestPause, TableState, VotePause, codec, legal_commands
 from engine.casino import draw
 from engine.config import CasinoRules
 from monopoly.v1 import casino_pb2, casino_pb2_grpc, common_pb2, table_pb2, table_pb2_grpc
@@ -54,10 +55,13 @@ def jackpot_seed(hits: tuple[bool, ...]) -> int:
 
 
 @pytest.fixture(scope="module")
-async def casino_platform(server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
+async def casino_platform(platform: Platform, server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
+    """The casino service beside the session's table service: one table service per database, since
+    every instance shares the durable consumers of results (a second one would apply them to tables
+    the first one holds in memory)."""
     nats_url, db_url = server_urls
     data = Path(tempfile.mkdtemp(prefix="monopoly-casino-"))
-    p = Platform(nats_url, db_url, data, clock_scale=1, services=("table", "casino"))
+    p = Platform(nats_url, db_url, data, clock_scale=1, services=("casino",))
     await p.start()
     try:
         yield p
@@ -69,9 +73,9 @@ async def casino_platform(server_urls: tuple[str, str]) -> AsyncIterator[Platfor
 
 @pytest.fixture(scope="module")
 async def stubs(
-    casino_platform: Platform,
+    platform: Platform, casino_platform: Platform
 ) -> AsyncIterator[tuple[table_pb2_grpc.TableServiceStub, casino_pb2_grpc.CasinoServiceStub]]:
-    table_channel = grpc.aio.insecure_channel(casino_platform.table_target)
+    table_channel = grpc.aio.insecure_channel(platform.table_target)
     casino_channel, casino = casino_connect(casino_platform.target("casino"))
     try:
         yield table_pb2_grpc.TableServiceStub(table_channel), casino
@@ -384,4 +388,34 @@ async def test_an_open_bet_survives_a_sigkill_and_settles_once(
     await asyncio.sleep(0.5)  # time for any duplicate to arrive
     assert len(await table_events_of(pool, table.table_id, "BetSettled")) == 1
     assert await pool.fetchval("SELECT count(*) FROM casino.ledger WHERE table_id = $1", table.table_id) == 1
+    assert await assert_pools_agree(table, casino) == 500
+
+
+async def test_a_pause_freezes_the_bet_timer(
+    stubs: tuple[table_pb2_grpc.TableServiceStub, casino_pb2_grpc.CasinoServiceStub], pool: asyncpg.Pool
+) -> None:
+    table_stub, casino = stubs
+    table = await Table(table_stub, scale=15).create(pool, pool_seed=jackpot_seed((False,)))  # 75 s turns: 5 s
+    state = await table.to_casino()
+    seat, other = state.current, 1 - state.current
+    bet = await bet_opened(casino, table.table_id)
+    await table.submit(RequestPause(seat))
+    await table.submit(VotePause(other, True))  # E5: everyone agreed, the table is paused
+    deadline = asyncio.get_running_loop().time() + WAIT
+    while not await pool.fetchval("SELECT paused FROM casino.bets WHERE bet_id = $1", bet.bet_id):
+        assert asyncio.get_running_loop().time() < deadline, "the casino never saw the pause"
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(max(0.0, (bet.deadline_unix_ms - time.time() * 1000) / 1000) + 1.0)
+    assert (await casino.GetBet(casino_pb2.GetBetRequest(table_id=table.table_id))).status == "open"
+
+    await table.submit(ConfirmBack(seat))
+    await table.submit(ConfirmBack(other))
+    while await pool.fetchval("SELECT paused FROM casino.bets WHERE bet_id = $1", bet.bet_id):
+        assert asyncio.get_running_loop().time() < deadline, "the casino never saw the table resume"
+        await asyncio.sleep(0.05)
+    moved = await casino.GetBet(casino_pb2.GetBetRequest(table_id=table.table_id))
+    assert moved.deadline_unix_ms > bet.deadline_unix_ms  # the pause moved the deadline on
+    settled = await place_bet(casino, table.table_id, seat, table.tokens[seat], [1, 2, 3])
+    assert settled.status == "settled"
+    await table.settled()
     assert await assert_pools_agree(table, casino) == 500
