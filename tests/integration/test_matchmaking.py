@@ -22,15 +22,18 @@ import asyncpg
 import grpc
 import pytest
 from nats.js import JetStreamContext
+from nats.js.errors import NotFoundError
 
 from client.matchmaking import MatchmakingClient, Player, SeatTicket
 from client.platform import Platform
 from engine import Roll
 from engine.events import GameEnded
 from monopoly.v1 import common_pb2, matchmaking_pb2, table_pb2, table_pb2_grpc
-from servicekit import auth
+from servicekit import auth, db
 from servicekit.auth import DEV_TOKEN_SECRET
 from servicekit.wire import command_to_proto, envelope
+from services.matchmaking.matcher import Matchmaker
+from services.matchmaking.queues import Rules
 
 from .helpers import rule_id
 
@@ -104,6 +107,20 @@ async def refused(call: object) -> grpc.aio.AioRpcError:
     raise AssertionError("the call was not refused")
 
 
+async def match_event(js: JetStreamContext, subject: str) -> matchmaking_pb2.MatchEvent:
+    """The last MatchEvent on a subject, once the outbox relay has published it."""
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            msg = await js.get_last_msg("MONOPOLY_MATCH_EVENTS", subject)
+        except NotFoundError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.1)
+            continue
+        return matchmaking_pb2.MatchEvent.FromString(msg.data)
+
+
 def one_table(seats: list[SeatTicket]) -> str:
     assert len({s.table_id for s in seats}) == 1, seats
     return seats[0].table_id
@@ -149,16 +166,7 @@ async def test_classic_four_players_get_seat_tokens_the_table_accepts(
     )
     assert reply.events
     # match.formed went out through the outbox
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            msg = await js.get_last_msg("MONOPOLY_MATCH_EVENTS", f"monopoly.match.{table_id}.formed")
-            break
-        except Exception:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.2)
-    event = matchmaking_pb2.MatchEvent.FromString(msg.data)
+    event = await match_event(js, f"monopoly.match.{table_id}.formed")
     assert event.type == "formed" and event.match.table_id == table_id
     assert sorted(s.player_id for s in event.match.seats) == sorted(p.player_id for p in four)
 
@@ -251,8 +259,8 @@ async def test_one_queue_and_one_live_table_at_a_time(mm: MatchmakingClient, js:
                 raise
             await asyncio.sleep(0.2)
     await mm.cancel(trio[0])
-    msg = await js.get_last_msg("MONOPOLY_MATCH_EVENTS", f"monopoly.match.{table_id}.finished")
-    assert matchmaking_pb2.MatchEvent.FromString(msg.data).places == [1, 2, 3]
+    finished = await match_event(js, f"monopoly.match.{table_id}.finished")
+    assert (finished.type, list(finished.places)) == ("finished", [1, 2, 3])
 
 
 async def test_forged_expired_or_wrong_tokens_are_unauthenticated(mm: MatchmakingClient) -> None:
@@ -330,3 +338,39 @@ async def test_custom_table_hosted_joined_and_started_by_its_host(
     assert running.rule_card == lobby.rule_card
     claims = auth.verify(DEV_TOKEN_SECRET, running.spectator_token)
     assert (claims.table_id, claims.role) == (table_id, "spectator")
+
+
+async def test_matchers_racing_never_double_book(
+    mm: MatchmakingClient, mm_platform: Platform, server_urls: tuple[str, str]
+) -> None:
+    """Two more matchers in this process race the service's own over the same queue (SKIP LOCKED)."""
+    pool = await db.create_pool(server_urls[1], max_size=4, schema="matchmaking")
+    channel = grpc.aio.insecure_channel(mm_platform.table_target)
+    extra = [
+        Matchmaker(pool, table_pb2_grpc.TableServiceStub(channel), DEV_TOKEN_SECRET, Rules(small_table_wait_s=1e6))
+        for _ in range(2)
+    ]
+    crowd = await players(mm, 16, "race")
+    stop = asyncio.Event()
+
+    async def race(m: Matchmaker) -> None:
+        while not stop.is_set():
+            await m.match_once()
+
+    racers = [asyncio.create_task(race(m)) for m in extra]
+    try:
+        await asyncio.gather(*(mm.enqueue(p, "classic") for p in crowd))
+        seats = [await mm.wait_match(p, WAIT) for p in crowd]
+    finally:
+        stop.set()
+        await asyncio.gather(*racers)
+    async with pool.acquire() as conn:
+        rows = await conn.fetch(
+            "SELECT player_id, count(*) AS n FROM match_seats WHERE player_id = ANY($1::text[]) GROUP BY player_id",
+            [p.player_id for p in crowd],
+        )
+    await channel.close()
+    await pool.close()
+    assert sorted(r["player_id"] for r in rows) == sorted(p.player_id for p in crowd)
+    assert {r["n"] for r in rows} == {1}
+    assert all(4 <= sum(s.table_id == x.table_id for s in seats) <= 5 for x in seats)
