@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -183,6 +184,7 @@ def monopoly_cli(*args: str, database_url: str) -> subprocess.CompletedProcess[s
 
 
 async def test_a_bet_pays_its_payout_and_verifies(
+    casino_platform: Platform,
     stubs: tuple[table_pb2_grpc.TableServiceStub, casino_pb2_grpc.CasinoServiceStub],
     pool: asyncpg.Pool,
     server_urls: tuple[str, str],
@@ -222,6 +224,15 @@ async def test_a_bet_pays_its_payout_and_verifies(
     with pytest.raises(grpc.aio.AioRpcError) as none_open:
         await casino.GetBet(casino_pb2.GetBetRequest(table_id=table.table_id))
     assert none_open.value.code() == grpc.StatusCode.NOT_FOUND
+
+    # Metrics: bets by outcome, payouts, the pools' total.
+    port = casino_platform.processes["casino"].env["CASINO_METRICS_PORT"]
+    scraped = await asyncio.to_thread(
+        lambda: urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read()
+    )
+    text = scraped.decode()
+    assert 'casino_bets_total{outcome="won"}' in text and 'casino_payouts_total{kind="payout"}' in text, text[-2000:]
+    assert "casino_pool_total" in text
 
     # (e) monopoly casino verify: a match, then a mismatch once the ledger is tampered with.
     db_url = server_urls[1]
