@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
+import urllib.request
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -22,13 +23,14 @@ from nats.js import JetStreamContext
 from bots import HeuristicBot
 from client.platform import Platform
 from client.trade import accept, cancel, connect_trade, decline, open_for, propose, rule_of, trades
-from engine import Command, ExecuteTrade, Pay, Roll, TableState, codec, decide, legal_commands, new_game
+from engine import Command, ExecuteTrade, Pay, Roll, Surrender, TableState, codec, decide, legal_commands, new_game
 from engine.config import duel
 from engine.events import DiceRolled, PaymentDue
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc, trade_pb2, trade_pb2_grpc
 from servicekit import auth, bus
 from servicekit.settings import DEV_TOKEN_SECRET
 from servicekit.wire import command_to_proto, envelope
+from services.trade.trades import command_id
 
 pytestmark = pytest.mark.integration
 
@@ -82,7 +84,7 @@ class Table:
         self.tokens: dict[int, str] = {}
         self.bot = HeuristicBot(1)
 
-    async def create(self, seed: int = 0) -> Table:
+    async def create(self, seed: int = 7) -> Table:
         reply = await self.stub.CreateTable(
             table_pb2.CreateTableRequest(mode="duel", players=PLAYERS, seed=seed, external=["trade"]), timeout=30
         )
@@ -145,9 +147,10 @@ def price(state: TableState, sq: int) -> int:
     return state.config.board.squares[sq].price
 
 
-def swap(state: TableState, me: int, other: int) -> tuple[int, int]:
-    """A square of each seat of the same printed price: a balanced swap (T5)."""
-    return next((g, k) for g in owned(state, me) for k in owned(state, other) if price(state, g) == price(state, k))
+def swap(state: TableState, me: int, other: int) -> tuple[int, int, int]:
+    """A square of each seat and the cash the proposer adds to make the swap worth the same (T5)."""
+    give, take = owned(state, me)[0], owned(state, other)[0]
+    return give, take, max(0, price(state, take) - price(state, give))
 
 
 def doubles_onto_a_payment() -> int:
@@ -208,8 +211,8 @@ async def test_a_balanced_trade_executes_at_the_table(stubs: tuple, jets: JetStr
     t = await Table(*stubs).create()
     before = await t.state()
     me, other = before.current, (before.current + 1) % 3
-    give, take = swap(before, me, other)
-    view = await t.propose(me, other, give_squares=[give], take_squares=[take], give_cash=250)
+    give, take, cash = swap(before, me, other)
+    view = await t.propose(me, other, give_squares=[give], take_squares=[take], give_cash=cash + 250)
     assert (view.trade_id, view.status, view.turn_no, view.table_seq) == (1, "open", before.turn_no, before.seq)
     assert [v.trade_id for v in await open_for(t.trade, t.table_id, other)] == [1]
     assert await open_for(t.trade, t.table_id, me) == []
@@ -218,8 +221,8 @@ async def test_a_balanced_trade_executes_at_the_table(stubs: tuple, jets: JetStr
     assert done.status == "executed"
     after = await t.state()
     assert after.owner[give] == other and after.owner[take] == me
-    assert after.players[me].cash == before.players[me].cash - 250
-    assert after.players[other].cash == before.players[other].cash + 250
+    assert after.players[me].cash == before.players[me].cash - cash - 250
+    assert after.players[other].cash == before.players[other].cash + cash + 250
     assert [v.status for v in await trades(t.trade, t.table_id)] == ["executed"]
     events = await trade_events(jets, t.table_id, 2)
     assert [e.event_id for e in events] == [f"{t.table_id}:1:open", f"{t.table_id}:1:executed"]
@@ -270,6 +273,12 @@ async def test_three_proposals_per_turn_and_they_expire_when_the_turn_ends(stubs
     assert (await cancel(t.trade, t.table_id, 3, me, t.tokens[me])).status == "cancelled"
     turn = state.turn_no
     await t.play_until(lambda s: s.turn_no > turn)
+    # Accepted at once: the table finds it lapsed (T1), or the stream's TurnEnded expired it first.
+    exc = await refused(accept(t.trade, t.table_id, 1, a, t.tokens[a]))
+    assert (exc.code(), rule_of(exc)) in {
+        (grpc.StatusCode.FAILED_PRECONDITION, "T1"),
+        (grpc.StatusCode.FAILED_PRECONDITION, "T2"),
+    }, exc.details()
 
     async def expired() -> bool:
         return not await trades(t.trade, t.table_id, open_only=True)
@@ -314,8 +323,8 @@ async def test_a_proposal_survives_a_sigkill_and_is_accepted_once(
     t = await Table(*stubs).create()
     before = await t.state()
     me, other = before.current, (before.current + 1) % 3
-    give, take = swap(before, me, other)
-    view = await t.propose(me, other, give_squares=[give], take_squares=[take])
+    give, take, cash = swap(before, me, other)
+    view = await t.propose(me, other, give_squares=[give], take_squares=[take], give_cash=cash)
 
     await trade_platform.processes["trade"].kill()
     await trade_platform.processes["trade"].start()
@@ -388,3 +397,81 @@ async def test_a_player_cannot_execute_a_trade_at_the_table(stubs: tuple) -> Non
     exc = await refused(t.submit(command))
     assert exc.code() == grpc.StatusCode.PERMISSION_DENIED
     assert (await t.state()).players[other].cash == state.players[other].cash
+
+
+async def test_a_bankrupt_proposer_expires_the_proposal(stubs: tuple) -> None:
+    t = await Table(*stubs).create()
+    state = await t.state()
+    me, other = state.current, (state.current + 1) % 3
+    await t.propose(me, other, give_cash=100, take_cash=100)
+    await t.submit(Surrender(me))
+
+    async def closed() -> bool:
+        return not await trades(t.trade, t.table_id, open_only=True)
+
+    await wait_for(closed)
+    [view] = await trades(t.trade, t.table_id)
+    assert (view.status, view.rule, view.reason) == ("expired", "T1", f"seat {me} went bankrupt")
+
+
+async def test_a_trade_the_table_executed_before_the_service_recorded_it_ends_executed(
+    stubs: tuple, trade_platform: Platform, pool: asyncpg.Pool
+) -> None:
+    """The crash window of AcceptTrade: the table executed the trade, the service did not commit.
+    Here the ExecuteTrade reaches the table directly, as if the service had died right after sending it."""
+    t = await Table(*stubs).create()
+    state = await t.state()
+    me, other = state.current, (state.current + 1) % 3
+    view = await t.propose(me, other, give_cash=300, take_cash=200)
+    command = ExecuteTrade(me, view.trade_id, other, view.turn_no, 300, (), 200, ())
+    await t.stub.SubmitCommand(
+        table_pb2.SubmitCommandRequest(
+            table_id=t.table_id,
+            command_id=command_id(t.table_id, view.trade_id),
+            seat_token=auth.service_token(DEV_TOKEN_SECRET, "trade"),
+            command=command_to_proto(command),
+        ),
+        timeout=30,
+    )
+    # Accepting now gets the table's first answer (executed), unless the stream's TradeExecuted
+    # settled it first (then the trade is no longer open); either way it is executed, once.
+    try:
+        done = await accept(t.trade, t.table_id, view.trade_id, other, t.tokens[other])
+        assert done.status == "executed"
+    except grpc.aio.AioRpcError as exc:
+        assert "not open (it was executed)" in (exc.details() or ""), exc.details()
+
+    async def executed() -> bool:
+        return [v.status for v in await trades(t.trade, t.table_id)] == ["executed"]
+
+    await wait_for(executed)
+    after = await t.state()
+    assert after.players[me].cash == state.players[me].cash - 100
+    async with pool.acquire() as conn:
+        count = await conn.fetchval(
+            "SELECT count(*) FROM table_events WHERE table_id = $1 AND type = 'TradeExecuted'", t.table_id
+        )
+    assert count == 1
+
+
+async def test_metrics(stubs: tuple, trade_platform: Platform) -> None:
+    t = await Table(*stubs).create()
+    state = await t.state()
+    me, other = state.current, (state.current + 1) % 3
+    await refused(t.propose(me, other, give_cash=100, take_cash=1000))
+    view = await t.propose(me, other, give_cash=100, take_cash=100)
+    await accept(t.trade, t.table_id, view.trade_id, other, t.tokens[other])
+    port = trade_platform.processes["trade"].env["TRADE_METRICS_PORT"]
+
+    def fetch() -> str:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as reply:
+            return str(reply.read().decode())
+
+    text = await asyncio.to_thread(fetch)
+    for line in (
+        'trade_proposals_total{outcome="open"}',
+        'trade_proposals_total{outcome="refused"}',
+        'trade_refusals_total{rule="T5",stage="propose"}',
+        "trade_executions_total",
+    ):
+        assert line in text, line
