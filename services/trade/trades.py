@@ -19,7 +19,7 @@ import asyncpg
 import grpc
 from prometheus_client import Counter as PromCounter
 
-from engine import ExecuteTrade, GameEnded, PlayerBankrupt, RuleViolation, TableState, TradeExecuted, codec
+from engine import ExecuteTrade, PlayerBankrupt, RuleViolation, TableState, TradeExecuted, codec
 from engine.game import _TRADE_WINDOWS as TRADE_WINDOWS  # T1: the phases a proposal may be made in
 from engine.game import teammates
 from engine.state import TradeOffer
@@ -215,7 +215,8 @@ class Trades:
                 if exc.rule == "E5":  # paused: nothing is decided, the trade stays open
                     REFUSALS.labels(exc.rule, "accept").inc()
                     raise
-                status = "expired" if exc.rule == "T1" and "lapsed" in exc.message else "refused"
+                lapsed = (exc.rule == "T1" and "lapsed" in exc.message) or exc.rule == "D5"  # D5: the game ended
+                status = "expired" if lapsed else "refused"
                 closed = await store.set_status(conn, table_id, trade_id, status, exc.message, exc.rule)
                 assert closed is not None  # the row is locked and was open
                 await self._publish(conn, closed)
@@ -268,8 +269,6 @@ class Trades:
                 if env.type == "TurnEnded":
                     changed += await store.expire_open(conn, table_id, env.seq, "the turn ended")
                 elif env.type == "GameEnded":
-                    event = event_from_proto(env.payload)
-                    assert isinstance(event, GameEnded)
                     changed += await store.expire_open(conn, table_id, env.seq, "the game ended")
                 elif env.type == "PlayerBankrupt":
                     event = event_from_proto(env.payload)
