@@ -252,6 +252,8 @@ class Auctions:
         """Open the auction a table started; False if it was opened before (a redelivery)."""
         row = new_row(table_id, seq, started, wall_unix_ms, scale)
         older = self.open.get(table_id)
+        if older is not None and older.row.auction_id > started.auction_id:
+            return False  # a late copy of an auction the table closed before opening the one held here
         if older is not None and older.row.auction_id < started.auction_id:
             # The table opens an auction only when none is open: it closed the older one meanwhile.
             await self.closed_by_table(table_id, older.row.auction_id, BANK, 0)

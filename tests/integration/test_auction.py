@@ -355,7 +355,8 @@ async def test_a_redelivered_auction_started_opens_nothing_twice(
     ack = await js.publish(bus.table_subject(game.table_id), batch, headers={"Nats-Msg-Id": uuid.uuid4().hex})
     assert not ack.duplicate
     await consumed(js, ack.seq)
-    assert await auctions.get(game.table_id, view.auction_id) == view  # the same auction, its bid kept
+    again = await auctions.get(game.table_id, view.auction_id)
+    assert again == view, (again, view)  # the same auction, its bid kept
     conn = await asyncpg.connect(server_urls[1])
     try:
         count = await conn.fetchval("SELECT count(*) FROM auction.auctions WHERE table_id = $1", game.table_id)
