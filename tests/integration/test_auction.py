@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import tempfile
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import asyncpg
 import grpc
@@ -50,18 +47,9 @@ WAIT_S = 30.0
 
 
 @pytest.fixture(scope="module")
-async def services(server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
-    nats_url, db_url = server_urls
-    data = Path(tempfile.mkdtemp(prefix="monopoly-auction-"))
-    p = Platform(nats_url, db_url, data, clock_scale=1, services=("table", "auction"))
-    await p.start()
-    try:
-        yield p
-    finally:
-        await p.stop()
-        if os.environ.get("CI"):
-            for name in ("table", "auction"):
-                print(f"--- {name}.log\n" + (data / f"{name}.log").read_text(errors="replace")[-4000:])
+def services(platform: Platform) -> Platform:
+    """The session's platform (one table service per NATS: they share their durable consumers)."""
+    return platform
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 import uuid
@@ -56,20 +55,9 @@ def jackpot_seed(hits: tuple[bool, ...]) -> int:
 
 
 @pytest.fixture(scope="module")
-async def casino_platform(platform: Platform, server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
-    """The casino service beside the session's table service: one table service per database, since
-    every instance shares the durable consumers of results (a second one would apply them to tables
-    the first one holds in memory)."""
-    nats_url, db_url = server_urls
-    data = Path(tempfile.mkdtemp(prefix="monopoly-casino-"))
-    p = Platform(nats_url, db_url, data, clock_scale=1, services=("casino",))
-    await p.start()
-    try:
-        yield p
-    finally:
-        await p.stop()
-        if os.environ.get("CI"):
-            print((data / "casino.log").read_text(errors="replace")[-4000:])
+def casino_platform(platform: Platform) -> Platform:
+    """The session's platform (one table service per NATS: they share their durable consumers)."""
+    return platform
 
 
 @pytest.fixture(scope="module")

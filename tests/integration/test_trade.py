@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-import tempfile
 import urllib.request
 from collections.abc import AsyncIterator, Callable
-from pathlib import Path
 
 import asyncpg
 import grpc
@@ -41,15 +39,9 @@ PREFERRED = ("Pay", "Roll", "EndTurn", "BuyProperty", "DeclineBet")
 
 
 @pytest.fixture(scope="module")
-async def trade_platform(server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
-    nats_url, db_url = server_urls
-    data = Path(tempfile.mkdtemp(prefix="monopoly-trade-"))
-    p = Platform(nats_url, db_url, data, clock_scale=1, services=("table", "trade"))
-    await p.start()
-    try:
-        yield p
-    finally:
-        await p.stop()
+def trade_platform(platform: Platform) -> Platform:
+    """The session's platform (one table service per NATS: they share their durable consumers)."""
+    return platform
 
 
 @pytest.fixture(scope="module")
