@@ -55,6 +55,8 @@ from servicekit.wire import command_to_proto, event_from_proto
 
 #: How often a bot looks again at a sub-protocol service that has not caught up with the table yet.
 POLL_S = 0.05
+#: How long a bot waits before trying a service that did not answer (UNAVAILABLE: restarting).
+RETRY_S = 0.25
 
 
 def connect(target: str) -> tuple[grpc.aio.Channel, table_pb2_grpc.TableServiceStub]:
@@ -110,6 +112,8 @@ class BotTable:
     tokens: dict[int, str] = field(default_factory=dict)
     commands: int = 0
     refused: int = 0
+    #: Calls a sub-protocol service could not take (it was down or restarting); each was tried again.
+    unavailable: int = 0
     latencies: list[float] = field(default_factory=list)
     #: Called with (table, event) for every event the replica applies.
     on_event: Callable[[BotTable, Event], None] | None = None
@@ -212,9 +216,13 @@ class BotTable:
         try:
             await move
         except grpc.aio.AioRpcError as exc:
-            if exc.code() not in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND):
+            if exc.code() == grpc.StatusCode.UNAVAILABLE:
+                self.unavailable += 1  # the service is restarting: try again shortly
+                await asyncio.sleep(RETRY_S)
+            elif exc.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND):
+                self.refused += 1  # refused by the rules there (a stale trade, a bet that timed out)
+            else:
                 raise
-            self.refused += 1  # refused by the rules there (a stale trade, a bet that timed out)
         finally:
             asyncio.get_running_loop().call_soon(self._maybe_act)
 
@@ -258,6 +266,10 @@ class BotTable:
             try:
                 view = await stub.GetAuction(request, timeout=30)
             except grpc.aio.AioRpcError as exc:
+                if exc.code() == grpc.StatusCode.UNAVAILABLE:  # restarting
+                    self.unavailable += 1
+                    await asyncio.sleep(RETRY_S)
+                    continue
                 if exc.code() != grpc.StatusCode.NOT_FOUND:  # NOT_FOUND: the service has not opened it yet
                     raise
                 await asyncio.sleep(POLL_S)
@@ -296,9 +308,13 @@ class BotTable:
                     await stub.Pass(passing, timeout=30)
                 self.service_moves["auction"] += 1
             except grpc.aio.AioRpcError as exc:
-                if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:  # a time-out passed for the bidder first
+                if exc.code() == grpc.StatusCode.UNAVAILABLE:
+                    self.unavailable += 1
+                    await asyncio.sleep(RETRY_S)
+                elif exc.code() == grpc.StatusCode.FAILED_PRECONDITION:  # a time-out passed for the bidder first
+                    self.refused += 1
+                else:
                     raise
-                self.refused += 1
 
     async def _bet_at_service(self, command: PlaceBet | DeclineBet, seq: int) -> None:
         stub = self.services.casino
@@ -312,7 +328,7 @@ class BotTable:
                 if bet.status == "open" and bet.seat == seat:
                     break
             except grpc.aio.AioRpcError as exc:
-                if exc.code() != grpc.StatusCode.NOT_FOUND:
+                if exc.code() not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAVAILABLE):
                     raise
             await asyncio.sleep(POLL_S)
         if isinstance(command, PlaceBet):
