@@ -103,7 +103,7 @@ async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: 
             "yes" if c.ok else "NO",
             "balanced" if book.balanced else "OFF",
         )
-    Console().print(out)
+    Console(width=None if sys.stdout.isatty() else 160).print(out)
     commands = sum(g.commands for g in games)
     moves = {name: sum(g.service_moves[name] for g in games) for name in ("auction", "trade", "casino")}
     totals = Ledger(
