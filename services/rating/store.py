@@ -301,7 +301,9 @@ async def history(conn: asyncpg.Connection | asyncpg.Pool, player: str, limit: i
     )
 
 
-async def game(conn: asyncpg.Connection | asyncpg.Pool, table_id: str) -> tuple[asyncpg.Record | None, list]:
+async def game(
+    conn: asyncpg.Connection | asyncpg.Pool, table_id: str
+) -> tuple[asyncpg.Record | None, list[asyncpg.Record]]:
     verdict = await conn.fetchrow("SELECT * FROM rated_games WHERE table_id = $1", table_id)
     if verdict is None:
         return None, []

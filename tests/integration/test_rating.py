@@ -10,6 +10,7 @@ end by bots through the table service.
 from __future__ import annotations
 
 import asyncio
+import os
 import tempfile
 import time
 import uuid
@@ -21,7 +22,7 @@ import grpc
 import pytest
 from nats.js import JetStreamContext
 
-from client import BotTable, connect
+from client import BotTable
 from client.platform import Platform
 from engine import BetSettled, Event, GameEnded, PlayerBankrupt, TableCreated, TurnEnded, TurnStarted, preset
 from engine.events import TurnOrderSet
@@ -37,15 +38,22 @@ SCALE = 60  # the synthetic games' clock scale: game time runs 60x the wall time
 
 
 @pytest.fixture(scope="module")
-async def rating_platform(server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
+async def rating_platform(platform: Platform, server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
+    """The rating service beside the session's platform (whose table service plays the real game:
+    one table service per NATS, since every instance shares the durable consumers)."""
+    if "rating" in platform.processes:
+        yield platform
+        return
     nats_url, db_url = server_urls
     data = Path(tempfile.mkdtemp(prefix="monopoly-rating-"))
-    p = Platform(nats_url, db_url, data, clock_scale=1, services=("table", "rating"))
+    p = Platform(nats_url, db_url, data, clock_scale=1, services=("rating",))
     await p.start()
     try:
         yield p
     finally:
         await p.stop()
+        if os.environ.get("CI"):
+            print((data / "rating.log").read_text(errors="replace")[-4000:])
 
 
 @pytest.fixture(scope="module")
@@ -53,15 +61,6 @@ async def rating(rating_platform: Platform) -> AsyncIterator[rating_pb2_grpc.Rat
     channel = grpc.aio.insecure_channel(rating_platform.target("rating"))
     try:
         yield rating_pb2_grpc.RatingServiceStub(channel)
-    finally:
-        await channel.close()
-
-
-@pytest.fixture(scope="module")
-async def tables(rating_platform: Platform) -> AsyncIterator[table_pb2_grpc.TableServiceStub]:
-    channel, stub = connect(rating_platform.table_target)
-    try:
-        yield stub
     finally:
         await channel.close()
 
@@ -165,6 +164,19 @@ async def judged(
         if time.monotonic() > deadline:
             raise AssertionError(f"game {table_id} not judged within {timeout:.0f} s")
         await asyncio.sleep(0.1)
+
+
+async def recorded(pool: asyncpg.Pool, table_id: str, rounds: int, timeout: float = TIMEOUT) -> None:
+    """Wait until the rating service recorded the table up to `rounds`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        async with pool.acquire() as conn:
+            have = await conn.fetchval("SELECT rounds FROM rating.tables WHERE table_id = $1", table_id)
+        if have is not None and have >= rounds:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"table {table_id} not recorded to round {rounds} within {timeout:.0f} s")
+        await asyncio.sleep(0.05)
 
 
 async def profile(rating: rating_pb2_grpc.RatingServiceStub, player: str) -> rating_pb2.Profile:
@@ -312,12 +324,14 @@ async def test_ratings_survive_a_crash_of_the_rating_service_mid_stream(
     for g in games[:2]:
         await g.publish(js)
     await judged(rating, games[1].table_id)
-    await games[2].publish(js, games[2].batches[:5])
+    await games[2].publish(js, games[2].batches[:5])  # TableCreated and rounds 2-5
+    await recorded(pool, games[2].table_id, rounds=5)  # so nothing waits out the ack wait (30 s)
     await rating_platform.processes["rating"].kill()  # SIGKILL, mid-game
     await games[2].publish(js, games[2].batches[5:])
     await games[3].publish(js)
     await rating_platform.processes["rating"].start()
-    results = [await judged(rating, g.table_id) for g in games]
+    # a batch the killed process fetched and did not ack would come again after the ack wait
+    results = [await judged(rating, g.table_id, timeout=90) for g in games]
     assert all(r.rated for r in results)
 
     for player in players:
@@ -346,9 +360,9 @@ async def test_ratings_survive_a_crash_of_the_rating_service_mid_stream(
 
 
 async def test_a_bot_game_played_through_the_table_is_judged_and_not_rated(
-    rating: rating_pb2_grpc.RatingServiceStub, tables: table_pb2_grpc.TableServiceStub
+    rating: rating_pb2_grpc.RatingServiceStub, stub: table_pb2_grpc.TableServiceStub
 ) -> None:
-    game = BotTable(tables, seed=21, players=2)
+    game = BotTable(stub, seed=21, players=2)
     await game.create()
     state = await asyncio.wait_for(game.play(), 120)
     assert state.finished
