@@ -95,6 +95,8 @@ class Platform:
     data_dir: Path
     clock_scale: int = 1
     services: tuple[str, ...] = field(default_factory=available_services)
+    #: Settings for the services beyond the defaults (e.g. MATCHMAKING_SMALL_TABLE_WAIT_S).
+    extra_env: dict[str, str] = field(default_factory=dict)
     processes: dict[str, ServiceProcess] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -111,6 +113,9 @@ class Platform:
             "TABLE_TARGET": f"127.0.0.1:{ports['table']}",
             "PYTHONPATH": os.pathsep.join([str(ROOT / "libs"), str(ROOT), os.environ.get("PYTHONPATH", "")]),
             "PYTHONUNBUFFERED": "1",
+            # Tables matchmaking forms delegate the sub-protocols this platform runs services for.
+            "EXTERNAL_SUBPROTOCOLS": ",".join(n for n in ("auction", "trade", "casino") if n in self.services),
+            **self.extra_env,
         }
         for name in SERVICES:
             env[f"{name.upper()}_GRPC_PORT"] = str(ports[name])

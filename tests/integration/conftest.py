@@ -24,7 +24,9 @@ from servicekit.embedded import servers
 pytestmark = pytest.mark.integration
 
 #: The services the session's platform runs (tests kill and restart them through `platform.processes`).
-SESSION_SERVICES = ("table", "auction", "trade", "casino")
+SESSION_SERVICES = ("table", "auction", "trade", "casino", "rating", "matchmaking")
+#: Settings of the session's services: Classic and Speed tables of 2-3 form after 8 s, not 30.
+SESSION_ENV = {"MATCHMAKING_SMALL_TABLE_WAIT_S": "8.0"}
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -45,7 +47,12 @@ async def platform(server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
     data = Path(tempfile.mkdtemp(prefix="monopoly-svc-"))
     # One platform for the session: every instance of a service shares its durable consumers, so a
     # second table service on the same NATS would take results meant for tables the first one holds.
-    p = Platform(nats_url, db_url, data, clock_scale=1, services=SESSION_SERVICES)
+    conn = await asyncpg.connect(db_url)
+    try:  # a fresh queue: no tickets left waiting by an earlier session on the same database
+        await conn.execute("DROP SCHEMA IF EXISTS matchmaking CASCADE")
+    finally:
+        await conn.close()
+    p = Platform(nats_url, db_url, data, clock_scale=1, services=SESSION_SERVICES, extra_env=SESSION_ENV)
     await p.start()
     try:
         yield p

@@ -11,14 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator
-from pathlib import Path
 
-import asyncpg
 import grpc
 import pytest
 from nats.js import JetStreamContext
@@ -44,30 +40,11 @@ WAIT = 30.0
 
 
 @pytest.fixture(scope="module")
-async def mm_platform(server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
-    nats_url, db_url = server_urls
-    conn = await asyncpg.connect(db_url)
-    try:  # a fresh schema: no tickets left waiting by an earlier run
-        await conn.execute("DROP SCHEMA IF EXISTS matchmaking CASCADE")
-    finally:
-        await conn.close()
-    data = Path(tempfile.mkdtemp(prefix="monopoly-matchmaking-"))
-    saved = os.environ.get("MATCHMAKING_SMALL_TABLE_WAIT_S")
-    os.environ["MATCHMAKING_SMALL_TABLE_WAIT_S"] = str(SMALL_WAIT_S)
-    try:
-        p = Platform(nats_url, db_url, data, clock_scale=1, services=("table", "matchmaking"))
-    finally:
-        if saved is None:
-            os.environ.pop("MATCHMAKING_SMALL_TABLE_WAIT_S")
-        else:
-            os.environ["MATCHMAKING_SMALL_TABLE_WAIT_S"] = saved
-    await p.start()
-    try:
-        yield p
-    finally:
-        await p.stop()
-        if os.environ.get("CI"):
-            print((data / "matchmaking.log").read_text(errors="replace")[-4000:])
+def mm_platform(platform: Platform) -> Platform:
+    """The session's platform (one table service per NATS: they share their durable consumers); it runs
+    matchmaking with the short small-table wait of this module (conftest's SESSION_ENV)."""
+    assert platform.processes["matchmaking"].env["MATCHMAKING_SMALL_TABLE_WAIT_S"] == str(SMALL_WAIT_S)
+    return platform
 
 
 @pytest.fixture(scope="module")
