@@ -4,8 +4,9 @@ FastStream's default acknowledgement would ack (or drop) a message whose
 handler failed; here a handler that raises is NACKed with a growing delay and
 redelivered, at most `MAX_DELIVER` times in all, so a Postgres hiccup never
 loses a message. Messages are handled one after the other in stream order
-(FastStream would run a fetched batch concurrently); when one fails, it and
-the rest of its batch are NACKed together, so they come back in order. Handlers must be idempotent: the same message may come twice
+(FastStream would run a fetched batch concurrently); a failed one comes back
+after the delay, so a failure can reorder it behind later messages.
+Handlers must be idempotent: the same message may come twice
 (a crash between commit and ack), so each one records what it did in the
 same transaction as its effect (a natural key or a processed-message row).
 """
@@ -15,9 +16,8 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
-from faststream import AckPolicy, Context
-from faststream.nats import JStream, NatsRouter, PullSub
-from faststream.nats.message import NatsBatchMessage
+from faststream import AckPolicy
+from faststream.nats import JStream, NatsMessage, NatsRouter, PullSub
 from nats.js.api import ConsumerConfig, DeliverPolicy
 from prometheus_client import Counter
 
@@ -25,8 +25,8 @@ log = logging.getLogger(__name__)
 
 #: Deliveries of one message before JetStream gives up on it (an advisory is published then).
 MAX_DELIVER = 20
-#: Messages fetched at once; they are handled in stream order.
-FETCH_BATCH = 64
+#: Seconds a fetch waits for a message before it asks again.
+FETCH_TIMEOUT_S = 5.0
 #: Seconds JetStream waits for the ack before it redelivers.
 ACK_WAIT_S = 30.0
 
@@ -55,29 +55,26 @@ def durable_consumer(
             subject,
             stream=stream,
             durable=durable,
-            # A batch is handled in order, one message after the other: FastStream would run the
-            # messages of one fetch concurrently, and a table's events must be seen in order.
-            pull_sub=PullSub(batch_size=FETCH_BATCH, timeout=1.0, batch=True),
+            # One message per fetch, handled before the next is fetched: FastStream runs the messages
+            # of a fetched batch concurrently (a table's events must be seen in order), and its batch
+            # mode waits for a full batch or the timeout (up to a second of latency per message).
+            pull_sub=PullSub(batch_size=1, timeout=FETCH_TIMEOUT_S),
             deliver_policy=DeliverPolicy.ALL,
             config=ConsumerConfig(max_deliver=max_deliver, ack_wait=ACK_WAIT_S),
             ack_policy=AckPolicy.MANUAL,
         )
-        async def consume(msg: NatsBatchMessage = Context("message")) -> None:  # noqa: B008 - FastStream's injection
-            raws = msg.raw_message
-            for i, raw in enumerate(raws):
-                try:
-                    await handler(raw.data)
-                except Exception:
-                    delivered = raw.metadata.num_delivered
-                    log.exception(
-                        "%s: message failed (delivery %d of %d); redelivering", durable, delivered, max_deliver
-                    )
-                    CONSUMED.labels(durable, "nacked").inc(len(raws) - i)
-                    for rest in raws[i:]:  # this one and the rest of the batch come again, later
-                        await rest.nak(delay=nack_delay(rest.metadata.num_delivered))
-                    return
-                CONSUMED.labels(durable, "acked").inc()
-                await raw.ack()
+        async def consume(msg: NatsMessage) -> None:  # NatsMessage is FastStream's injected message
+            raw = msg.raw_message
+            try:
+                await handler(raw.data)
+            except Exception:
+                delivered = raw.metadata.num_delivered
+                log.exception("%s: message failed (delivery %d of %d); redelivering", durable, delivered, max_deliver)
+                CONSUMED.labels(durable, "nacked").inc()
+                await msg.nack(delay=nack_delay(delivered))
+                return
+            CONSUMED.labels(durable, "acked").inc()
+            await msg.ack()
 
         return handler
 

@@ -10,12 +10,9 @@ end by bots through the table service.
 from __future__ import annotations
 
 import asyncio
-import os
-import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import asyncpg
 import grpc
@@ -38,22 +35,9 @@ SCALE = 60  # the synthetic games' clock scale: game time runs 60x the wall time
 
 
 @pytest.fixture(scope="module")
-async def rating_platform(platform: Platform, server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
-    """The rating service beside the session's platform (whose table service plays the real game:
-    one table service per NATS, since every instance shares the durable consumers)."""
-    if "rating" in platform.processes:
-        yield platform
-        return
-    nats_url, db_url = server_urls
-    data = Path(tempfile.mkdtemp(prefix="monopoly-rating-"))
-    p = Platform(nats_url, db_url, data, clock_scale=1, services=("rating",))
-    await p.start()
-    try:
-        yield p
-    finally:
-        await p.stop()
-        if os.environ.get("CI"):
-            print((data / "rating.log").read_text(errors="replace")[-4000:])
+def rating_platform(platform: Platform) -> Platform:
+    """The session's platform (one instance of each service per NATS: they share their durable consumers)."""
+    return platform
 
 
 @pytest.fixture(scope="module")

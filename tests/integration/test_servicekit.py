@@ -111,7 +111,9 @@ async def test_a_durable_consumer_handles_in_order_acks_after_success_and_redeli
             await asyncio.sleep(0.05)
     finally:
         await broker.stop()
-    assert handled == list(range(10))  # in stream order, the failed one redelivered, nothing lost
+    assert sorted(handled) == list(range(10))  # nothing lost, nothing twice
+    assert [n for n in handled if n != 5] == [0, 1, 2, 3, 4, 6, 7, 8, 9]  # in stream order
+    # the failing one came back after its delay (a failure may reorder it behind later messages)
     assert failures == 2
     info = await js.consumer_info(name, f"{name.lower()}-durable")
     assert info.num_ack_pending == 0 and info.num_pending == 0  # every message acked
