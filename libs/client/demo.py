@@ -6,11 +6,13 @@ import asyncio
 import contextlib
 import sys
 import time
+import uuid
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 
 import asyncpg
+import grpc
 import nats
 from rich.console import Console, Group
 from rich.live import Live
@@ -20,37 +22,60 @@ from rich.table import Table
 
 from engine import Event, TableState, check_invariants
 from engine.invariants import InvariantBroken
-from monopoly.v1 import casino_pb2
+from monopoly.v1 import casino_pb2, rating_pb2, rating_pb2_grpc
 from servicekit.bus import ensure_stream
 from servicekit.embedded import servers
 from sim.narrate import describe
 
 from . import BotTable, SubProtocolStubs, connect
+from .matchmaking import MatchmakingClient, Player, SeatTicket
 from .platform import Platform
 from .verify import check_table
 
+#: Names of the demo's players: people (as far as the rating service can tell) whose moves bots choose.
+NAMES = ("ada", "bruno", "chen", "dara", "emeka", "farah", "goran", "hana", "ivo", "jun", "kemal", "lea")
+#: The demo's games last seconds, not R1's 10 real minutes: the demo lowers that minimum (and says so).
+DEMO_RATING_MIN_REAL_MINUTES = "0.05"
+
 
 async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: int = 60) -> int:
-    """Play `tables` bot tables through the API to the end, then check every table's records agree."""
+    """Players queue, get matched into `tables` tables, play them to the end through the API (bots choose
+    their moves), and see their ratings change; then every table's records and money are checked."""
     err = Console(stderr=True)
     with servers(data_dir) as (nats_url, db_url):
         err.print(f"NATS {nats_url}\nPostgres {db_url}")
-        platform = Platform(nats_url, db_url, data_dir, clock_scale)
+        platform = Platform(
+            nats_url, db_url, data_dir, clock_scale, extra_env={"RATING_MIN_REAL_MINUTES": DEMO_RATING_MIN_REAL_MINUTES}
+        )
         await platform.start()
+        err.print(f"services: {', '.join(f'{n} {platform.target(n)}' for n in platform.processes)}")
         err.print(
-            f"services: {', '.join(f'{n} {platform.target(n)}' for n in platform.processes)}; "
-            f"playing {tables} {mode} tables of bots..."
+            f"rating: R1's minimum of 10 real minutes is lowered to {DEMO_RATING_MIN_REAL_MINUTES} for this demo "
+            "(RATING_MIN_REAL_MINUTES); every other condition of R1 holds"
         )
         channel, stub = connect(platform.table_target)
         services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
-        players = 3 if mode == "duel" else 4
-        games = [
-            BotTable(stub, mode=mode, players=players, seed=i + 1, clock_scale=clock_scale, services=services)
-            for i in range(tables)
-        ]
+        rating_channel = grpc.aio.insecure_channel(platform.target("rating"))
+        rating = rating_pb2_grpc.RatingServiceStub(rating_channel)
+        seats_per_table = 3 if mode == "duel" else 4
         started = time.perf_counter()
-        for g in games:
-            await g.create()
+        async with MatchmakingClient(platform.target("matchmaking")) as mm:
+            tickets = await queue_players(mm, tables, seats_per_table, mode, err)
+        games = [
+            BotTable(
+                stub,
+                mode=mode,
+                players=seats_per_table,
+                seed=i + 1,
+                clock_scale=clock_scale,
+                services=services,
+                table_id=table_id,
+                tokens={t.seat: t.seat_token for t in seated},
+            )
+            for i, (table_id, seated) in enumerate(tickets.items())
+        ]
+        before = {t.player.player_id: await profile(rating, t.player) for seated in tickets.values() for t in seated}
+        err.print(f"playing {len(games)} {mode} tables...")
         done = 0
 
         async def play(g: BotTable) -> TableState:
@@ -68,9 +93,13 @@ async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: 
         await ensure_stream(js)
         checks = [await check_table(pool, js, stub, g.table_id) for g in games]
         ledgers = [await ledger(g, services) for g in games]
+        verdicts = {g.table_id: await game_verdict(rating, g.table_id) for g in games}
+        after = {t.player.player_id: await profile(rating, t.player) for seated in tickets.values() for t in seated}
+        board = await rating.Leaderboard(rating_pb2.LeaderboardRequest(pool="ffa", page_size=10), timeout=10)
         await nc.close()
         await pool.close()
         await services.close()
+        await rating_channel.close()
         await channel.close()
         await platform.stop()
     out = Table(title=f"{tables} {mode} tables in {elapsed:.1f} s")
@@ -122,9 +151,93 @@ async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: 
         f"{totals.bets} casino bets settled ({moves['casino']} bets and declines); "
         f"jackpot pools at the end ${totals.pool:,}"
     )
+    print_ratings(tickets, games, states, verdicts, before, after, board)
     verdict = {True: "yes", False: "NO"}
     print(f"every table's records agree: {verdict[agree]}; money ledger balanced: {verdict[totals.balanced]}")
     return 0 if ok else 1
+
+
+async def queue_players(
+    mm: MatchmakingClient, tables: int, seats: int, mode: str, err: Console
+) -> dict[str, list[SeatTicket]]:
+    """Register players and queue them, a table's worth at a time, until `tables` tables have formed."""
+    tag = uuid.uuid4().hex[:4]
+    tickets: dict[str, list[SeatTicket]] = {}
+    for t in range(tables):
+        players = [
+            await mm.register(f"{NAMES[(t * seats + i) % len(NAMES)]}-{tag}{t * seats + i}") for i in range(seats)
+        ]
+        for p in players:
+            await mm.enqueue(p, mode)
+        seated = await asyncio.gather(*(mm.wait_match(p) for p in players))
+        for ticket in seated:
+            tickets.setdefault(ticket.table_id, []).append(ticket)
+        err.print(f"  queued {', '.join(p.display_name for p in players)} -> table {seated[0].table_id}")
+    return tickets
+
+
+async def profile(rating: rating_pb2_grpc.RatingServiceStub, player: Player) -> rating_pb2.Profile:
+    """A player's profile, by id (tables formed by matchmaking) or else by display name."""
+    found: rating_pb2.Profile = rating_pb2.Profile()
+    for key in (player.player_id, player.display_name):
+        found = await rating.GetProfile(rating_pb2.GetProfileRequest(player=key), timeout=10)
+        if found.games:
+            break
+    return found
+
+
+async def game_verdict(rating: rating_pb2_grpc.RatingServiceStub, table_id: str, wait_s: float = 30.0) -> str:
+    """How the rating service judged a finished game: "rated", or why not."""
+    deadline = asyncio.get_running_loop().time() + wait_s
+    while True:
+        try:
+            game = await rating.GetGame(rating_pb2.GetGameRequest(table_id=table_id), timeout=10)
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.NOT_FOUND or asyncio.get_running_loop().time() > deadline:
+                return f"not judged ({exc.code().name})"
+            await asyncio.sleep(0.2)
+            continue
+        return "rated" if game.rated else f"not rated: {game.reason}"
+
+
+def ffa(profile: rating_pb2.Profile) -> tuple[float, int]:
+    for r in profile.ratings:
+        if r.pool == "ffa":
+            return r.ordinal, r.games
+    return 0.0, 0
+
+
+def print_ratings(
+    tickets: dict[str, list[SeatTicket]],
+    games: list[BotTable],
+    states: list[TableState],
+    verdicts: dict[str, str],
+    before: dict[str, rating_pb2.Profile],
+    after: dict[str, rating_pb2.Profile],
+    board: rating_pb2.LeaderboardPage,
+) -> None:
+    out = Table(title="players: queue -> table -> rating")
+    for col in ("table", "place", "player", "verdict", "rated games", "ordinal before", "after", "change", "XP"):
+        out.add_column(col)
+    for g, state in zip(games, states, strict=True):
+        places = {seat: i + 1 for i, seat in enumerate([state.winner, *reversed(state.eliminated)])}
+        for t in sorted(tickets[g.table_id], key=lambda t: places.get(t.seat, 99)):
+            pid = t.player.player_id
+            (o0, _), (o1, n1) = ffa(before[pid]), ffa(after[pid])
+            out.add_row(
+                g.table_id,
+                str(places.get(t.seat, "?")),
+                t.player.display_name,
+                verdicts[g.table_id],
+                str(n1),
+                f"{o0:.2f}",
+                f"{o1:.2f}",
+                f"{o1 - o0:+.2f}",
+                str(after[pid].xp - before[pid].xp),
+            )
+    Console(width=None if sys.stdout.isatty() else 160).print(out)
+    top = ", ".join(f"{e.rank}. {e.player} {e.ordinal:.2f}" for e in board.entries)
+    print(f"leaderboard (ffa, {board.total} players): {top or 'empty'}")
 
 
 @dataclass(frozen=True)
