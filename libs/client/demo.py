@@ -10,6 +10,7 @@ import uuid
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import grpc
@@ -272,10 +273,19 @@ async def ledger(g: BotTable, services: SubProtocolStubs) -> Ledger:
 async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: float | None = None) -> int:
     """The platform with `tables` bot tables at a time and a live view, until Ctrl-C."""
     with servers(data_dir) as (nats_url, db_url):
-        platform = Platform(nats_url, db_url, data_dir, clock_scale)
+        platform = Platform(
+            nats_url, db_url, data_dir, clock_scale, extra_env={"RATING_MIN_REAL_MINUTES": DEMO_RATING_MIN_REAL_MINUTES}
+        )
         await platform.start()
         channel, stub = connect(platform.table_target)
         services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
+        mm = MatchmakingClient(platform.target("matchmaking"))
+        rating_channel = grpc.aio.insecure_channel(platform.target("rating"))
+        rating = rating_pb2_grpc.RatingServiceStub(rating_channel)
+        leaders: list[str] = []
+        queued = 0  # players of this view waiting in the queue
+        forming: set[asyncio.Task[None]] = set()
+        tag = uuid.uuid4().hex[:4]
         running: dict[str, tuple[BotTable, asyncio.Task[TableState]]] = {}
         latest: deque[str] = deque(maxlen=12)
         seen: dict[str, int] = {}
@@ -287,15 +297,40 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
             if g.state is not None and (line := describe(g.state, event)):
                 latest.append(f"{g.table_id}  {escape(line.strip())}")
 
+        async def form_table(n: int) -> None:
+            """Four players register and queue; matchmaking seats them at a new table, which they play."""
+            nonlocal queued
+            players = [await mm.register(f"{NAMES[(4 * n + i) % len(NAMES)]}-{tag}{4 * n + i}") for i in range(4)]
+            for p in players:
+                await mm.enqueue(p, "classic")
+                queued += 1
+            try:
+                seated = await asyncio.gather(*(mm.wait_match(p) for p in players))
+            finally:
+                queued -= len(players)
+            g = BotTable(
+                stub,
+                seed=n,
+                clock_scale=clock_scale,
+                think_s=0.3,
+                on_event=remember,
+                services=services,
+                table_id=seated[0].table_id,
+                tokens={t.seat: t.seat_token for t in seated},
+            )
+            running[g.table_id] = (g, asyncio.create_task(g.play()))
+
         async def refill() -> None:
             nonlocal seed
-            while len(running) < tables:
+            while len(running) + len(forming) < tables:
                 seed += 1
-                g = BotTable(
-                    stub, seed=seed, clock_scale=clock_scale, think_s=0.3, on_event=remember, services=services
-                )
-                await g.create()
-                running[g.table_id] = (g, asyncio.create_task(g.play()))
+                task = asyncio.create_task(form_table(seed))
+                forming.add(task)
+                task.add_done_callback(forming.discard)
+
+        async def refresh_leaders() -> None:
+            board = await rating.Leaderboard(rating_pb2.LeaderboardRequest(pool="ffa", page_size=8), timeout=10)
+            leaders[:] = [f"{e.rank}. {escape(e.player)}  {e.ordinal:.2f} ({e.games} games)" for e in board.entries]
 
         def render() -> Group:
             nonlocal finished
@@ -327,11 +362,17 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
             t0, c0, e0 = rates[0]
             span = max(now - t0, 1e-6)
             header = (
+                f"queue: {queued} players waiting, {len(forming)} tables forming | "
                 f"services {', '.join(platform.processes)} | NATS {nats_url} | tables running {len(running)}, "
                 f"finished {finished} | {(commands - c0) / span:.0f} commands/s, {(events - e0) / span:.0f} events/s"
                 " | Ctrl-C stops"
             )
-            return Group(Panel(header), view, Panel("\n".join(latest) or "...", title="latest events"))
+            return Group(
+                Panel(header),
+                view,
+                Panel("\n".join(latest) or "...", title="latest events"),
+                Panel("\n".join(leaders) or "no rated game yet", title="leaderboard (ffa)"),
+            )
 
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -340,9 +381,14 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
         started = time.monotonic()
         try:
             await refill()
+            ticks = 0
             with Live(render(), refresh_per_second=4, console=Console()) as live:
                 while not stop.is_set():
                     await asyncio.sleep(0.25)
+                    ticks += 1
+                    if ticks % 8 == 0:  # every 2 s
+                        with contextlib.suppress(grpc.aio.AioRpcError):
+                            await refresh_leaders()
                     for table_id, (g, task) in list(running.items()):
                         if task.done():
                             finished += 1
@@ -353,9 +399,12 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
                     if duration is not None and time.monotonic() - started > duration:
                         break
         finally:
-            for _, task in running.values():
+            waiting: list[asyncio.Task[Any]] = [task for _, task in running.values()] + list(forming)
+            for task in waiting:
                 task.cancel()
-            await asyncio.gather(*(task for _, task in running.values()), return_exceptions=True)
+            await asyncio.gather(*waiting, return_exceptions=True)
+            await mm.close()
+            await rating_channel.close()
             await services.close()
             await channel.close()
             await platform.stop()
