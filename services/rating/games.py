@@ -7,18 +7,19 @@ import asyncio
 import contextlib
 import logging
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 import asyncpg
 from prometheus_client import Counter
 
 from engine.casino import BetSettled
 from engine.events import GameEnded, TableCreated, TurnStarted
-from monopoly.v1 import common_pb2
+from monopoly.v1 import common_pb2, matchmaking_pb2
 from servicekit.wire import event_from_proto
 
 from . import store
-from .ratings import Game, Rating, achievements_for, judge, pool_for, quest_steps, rate, xp_for
+from .ratings import Game, Rating, Thresholds, achievements_for, judge, pool_for, quest_steps, rate, xp_for
+from .store import MatchRecord, MatchSeat
 
 log = logging.getLogger("rating")
 
@@ -78,8 +79,17 @@ class Games:
     fetch are handled, so the rounds and jackpots it judges on are complete, and briefly for a
     batch missing between those it saw (never more: a stream may lack batches for good)."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        thresholds: Thresholds,
+        fetch_formed: Callable[[str], Awaitable[bytes | None]] | None = None,
+    ) -> None:
         self.pool = pool
+        self.thresholds = thresholds
+        #: The table's `match.formed` message read from the match stream itself (None: there is
+        #: none), for a `GameEnded` judged before the match consumer recorded it.
+        self.fetch_formed = fetch_formed
         self._seen: OrderedDict[str, _Seen] = OrderedDict()
         self._changed = asyncio.Condition()
 
@@ -162,6 +172,27 @@ class Games:
         await store.table_progress(self.pool, table_id, top_round, jackpots)
         seen.rounds = max(seen.rounds, top_round)
 
+    async def on_match(self, event: matchmaking_pb2.MatchEvent) -> None:
+        """Matchmaking's `MatchEvent`: a formed table is recorded (idempotent); "finished" is not
+        needed (the table's own GameEnded is judged)."""
+        record = match_record(event)
+        if record is not None:
+            await store.match_formed(self.pool, record, event.match.formed_unix_ms or event.wall_unix_ms)
+
+    async def match(self, table_id: str) -> MatchRecord | None:
+        """The match matchmaking formed for the table, or None when it formed none. The match
+        consumer usually recorded it long before the game ended; when it has not (it lags behind
+        the table consumer after a restart), the match stream itself is asked."""
+        record = await store.match(self.pool, table_id)
+        if record is None and self.fetch_formed is not None:
+            raw = await self.fetch_formed(table_id)
+            if raw is not None:
+                event = matchmaking_pb2.MatchEvent.FromString(raw)
+                record = match_record(event)
+                if record is not None:
+                    await store.match_formed(self.pool, record, event.match.formed_unix_ms or event.wall_unix_ms)
+        return record
+
     async def finish(self, env: common_pb2.Envelope, ended: GameEnded) -> bool:
         """Judge the game and apply the verdict, once: False when it was judged before."""
         table_id = env.table_id
@@ -169,19 +200,31 @@ class Games:
         if record is None or not record.complete:
             raise NotReady(f"table {table_id}: GameEnded before its TableCreated")
         assert record.mode is not None and record.ruleset is not None and record.created_wall_ms is not None
+        matched = await self.match(table_id)
+        if matched is not None and len(matched.seats) != len(record.players):
+            log.warning(
+                "table %s: matchmaking seated %d, the table %d; judged by display names",
+                table_id,
+                len(matched.seats),
+                len(record.players),
+            )
+            matched = None
         game = Game(
             table_id,
             record.mode,
             record.ruleset,
             record.teams,
-            record.players,
+            matched.keys if matched is not None else record.players,
             tuple(ended.places),
             ended.winner,
             record.rounds,
             env.occurred_at.wall_unix_ms - record.created_wall_ms,
             record.jackpot_seats,
+            bot_seats=matched.bot_seats if matched is not None else None,
+            names=record.players,
+            rated_table=matched.rated if matched is not None else True,
         )
-        verdict = judge(game)
+        verdict = judge(game, self.thresholds)
         pool_name = pool_for(game.mode)
         async with self.pool.acquire() as conn, conn.transaction():
             fresh = await store.insert_verdict(
@@ -239,3 +282,17 @@ class Games:
         GAMES.labels("rated" if verdict.rated else "unrated").inc()
         log.info("table %s (%s) judged: %s", table_id, game.mode, "rated" if verdict.rated else verdict.reason)
         return True
+
+
+def match_record(event: matchmaking_pb2.MatchEvent) -> MatchRecord | None:
+    """The formed match of a `MatchEvent` (None for any other type, or one without a table)."""
+    m = event.match
+    if event.type != "formed" or not m.table_id:
+        return None
+    seats = tuple(
+        MatchSeat(s.seat, s.player_id, s.display_name, s.is_bot) for s in sorted(m.seats, key=lambda s: s.seat)
+    )
+    if [s.seat for s in seats] != list(range(len(seats))):
+        log.warning("match %s: seats %s are not 0..n-1; ignored", m.table_id, [s.seat for s in seats])
+        return None
+    return MatchRecord(m.table_id, m.mode, m.kind, m.rated, seats)

@@ -3,7 +3,10 @@ achievements and quests. No I/O: `store` persists what these functions decide.""
 
 from __future__ import annotations
 
+import math
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from openskill.models import PlackettLuce
@@ -12,7 +15,7 @@ from bots import BOTS
 
 #: R1: a rated game lasted at least this many rounds ...
 MIN_ROUNDS = 10
-#: ... and this much real (unscaled) time.
+#: ... and this much real (unscaled) time (the default of `Thresholds`; RATING_MIN_REAL_MINUTES).
 MIN_REAL_MS = 10 * 60 * 1000
 
 #: XP by final place (1st, 2nd, ...); places past the list give the last amount.
@@ -41,6 +44,33 @@ def is_bot(name: str) -> bool:
     return name.lower().startswith("bot") or _BOT_NAME.match(name) is not None
 
 
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """R1's minimum length of a rated game. The defaults are R1's; a platform whose games are short
+    on purpose (tests, demos of bots) lowers the real time with RATING_MIN_REAL_MINUTES."""
+
+    min_rounds: int = MIN_ROUNDS
+    min_real_ms: int = MIN_REAL_MS
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Thresholds:
+        raw = (os.environ if env is None else env).get("RATING_MIN_REAL_MINUTES", "").strip()
+        if not raw:
+            return cls()
+        try:
+            minutes = float(raw)
+        except ValueError:
+            raise SystemExit(f"RATING_MIN_REAL_MINUTES: {raw!r} is not a number of minutes") from None
+        if not math.isfinite(minutes) or minutes < 0:
+            raise SystemExit(f"RATING_MIN_REAL_MINUTES: {raw!r} is not a number of minutes at least 0")
+        return cls(min_real_ms=round(minutes * 60_000))
+
+    @property
+    def min_real_minutes(self) -> str:
+        """The minimum in minutes as written: "10", "0.05"."""
+        return f"{self.min_real_ms / 60_000:g}"
+
+
 def pool_for(mode: str) -> str:
     return "team" if mode == "team" else "ffa"
 
@@ -53,12 +83,25 @@ class Game:
     mode: str
     ruleset: str
     teams: bool
-    players: tuple[str, ...]  # display names by seat
+    players: tuple[str, ...]  # the players' keys by seat: player ids (matchmaking) or display names
     places: tuple[int, ...]  # final place by seat, 1 = winner
     winner: int
     rounds: int
     real_ms: int
     jackpot_seats: frozenset[int] = frozenset()
+    #: The seats of bots as matchmaking flagged them; None: a table matchmaking did not form, whose
+    #: bots are known by their names (`is_bot`).
+    bot_seats: frozenset[int] | None = None
+    #: Display names by seat, for the reasons (empty: `players` are the names).
+    names: tuple[str, ...] = ()
+    #: False when matchmaking formed the table unrated (it filled seats with bots).
+    rated_table: bool = True
+
+    def is_bot(self, seat: int) -> bool:
+        return seat in self.bot_seats if self.bot_seats is not None else is_bot(self.players[seat])
+
+    def name(self, seat: int) -> str:
+        return self.names[seat] if seat < len(self.names) else self.players[seat]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,16 +116,20 @@ class Verdict:
     reasons: tuple[str, ...] = field(default=())
 
 
-def judge(game: Game) -> Verdict:
-    """R1, R2 and the decisions of the package docstring."""
+def judge(game: Game, thresholds: Thresholds) -> Verdict:
+    """R1 (with the service's `thresholds`), R2 and the decisions of the package docstring."""
     unclean: list[str] = []
-    bots = [name for name in game.players if is_bot(name)]
+    bots = [game.name(seat) for seat in range(len(game.players)) if game.is_bot(seat)]
     if bots:
         unclean.append(f"R1: bot players ({', '.join(bots)})")
-    if game.rounds < MIN_ROUNDS:
-        unclean.append(f"R1: {game.rounds} rounds (at least {MIN_ROUNDS})")
-    if game.real_ms < MIN_REAL_MS:
-        unclean.append(f"R1: {_minutes(game.real_ms)} real minutes (at least {MIN_REAL_MS // 60_000})")
+    elif not game.rated_table and game.mode != "custom":
+        unclean.append("R1: matchmaking formed the table unrated")
+    if game.rounds < thresholds.min_rounds:
+        unclean.append(f"R1: {game.rounds} rounds (at least {thresholds.min_rounds})")
+    if game.real_ms < thresholds.min_real_ms:
+        limit = thresholds.min_real_minutes
+        decimals = min(3, max(1, len(limit.partition(".")[2])))
+        unclean.append(f"R1: {_minutes(game.real_ms, decimals)} real minutes (at least {limit})")
     if len(set(game.players)) != len(game.players):
         unclean.append("players not distinct")
     clean = not unclean
@@ -99,10 +146,13 @@ def judge(game: Game) -> Verdict:
     return Verdict(True, 2, True, "")
 
 
-def _minutes(ms: int) -> str:
-    """Minutes rounded down to a tenth: "9", "9.5" (never rounds 9.96 up to the limit)."""
-    tenths = max(0, ms) // 6_000
-    return f"{tenths // 10}" if tenths % 10 == 0 else f"{tenths // 10}.{tenths % 10}"
+def _minutes(ms: int, decimals: int = 1) -> str:
+    """Minutes rounded down to `decimals` places: "9", "9.5", "0.03" (never rounds 9.96 up to a
+    limit of 10)."""
+    unit = 10**decimals
+    parts = max(0, ms) * unit // 60_000
+    whole, frac = divmod(parts, unit)
+    return f"{whole}.{frac:0{decimals}d}".rstrip("0").rstrip(".")
 
 
 def xp_for(place: int, rounds: int, halves: int = 2) -> int:

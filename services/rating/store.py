@@ -94,6 +94,65 @@ async def table(conn: asyncpg.Connection | asyncpg.Pool, table_id: str) -> Table
     )
 
 
+# --- the tables matchmaking formed ---
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSeat:
+    seat: int
+    player_id: str  # "" for a bot filling the seat
+    display_name: str
+    is_bot: bool
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    table_id: str
+    mode: str
+    kind: str
+    rated: bool
+    seats: tuple[MatchSeat, ...]  # by seat
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The players' keys by seat: the player id; a bot without one keeps its display name."""
+        return tuple(s.player_id or s.display_name for s in self.seats)
+
+    @property
+    def bot_seats(self) -> frozenset[int]:
+        return frozenset(s.seat for s in self.seats if s.is_bot)
+
+
+async def match_formed(conn: asyncpg.Connection | asyncpg.Pool, m: MatchRecord, formed_unix_ms: int) -> None:
+    """Record a formed match (the first copy wins: a redelivery changes nothing)."""
+    await conn.execute(
+        "INSERT INTO matches (table_id, mode, kind, rated, seats, formed_unix_ms) VALUES ($1, $2, $3, $4, $5, $6) "
+        "ON CONFLICT (table_id) DO NOTHING",
+        m.table_id,
+        m.mode,
+        m.kind,
+        m.rated,
+        json.dumps(
+            [
+                {"seat": s.seat, "player_id": s.player_id, "display_name": s.display_name, "is_bot": s.is_bot}
+                for s in m.seats
+            ]
+        ),
+        formed_unix_ms,
+    )
+
+
+async def match(conn: asyncpg.Connection | asyncpg.Pool, table_id: str) -> MatchRecord | None:
+    r = await conn.fetchrow("SELECT * FROM matches WHERE table_id = $1", table_id)
+    if r is None:
+        return None
+    seats = tuple(
+        MatchSeat(int(s["seat"]), str(s["player_id"]), str(s["display_name"]), bool(s["is_bot"]))
+        for s in json.loads(r["seats"])
+    )
+    return MatchRecord(r["table_id"], r["mode"], r["kind"], r["rated"], seats)
+
+
 # --- the verdict of a finished game: everything below runs in one transaction ---
 
 
