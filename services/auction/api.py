@@ -30,13 +30,13 @@ def _auction_id(value: int) -> int:
 
 
 class AuctionService(auction_pb2_grpc.AuctionServiceServicer):
-    def __init__(self, auctions: Auctions, token_secret: str) -> None:
+    def __init__(self, auctions: Auctions) -> None:
         self.auctions = auctions
-        self.secret = token_secret
 
-    def _authorise(self, token: str, table_id: str, seat: int) -> None:
+    def _authorise(self, table_id: str, seat: int) -> None:
+        """The call's token (verified by the server's interceptor) must act for this seat of this table."""
         try:
-            auth.verify(self.secret, token).require_seat(table_id, seat)
+            auth.current_claims().require_seat(table_id, seat)
         except PermissionError:  # Unauthenticated and Forbidden both
             MOVES.labels("unauthorised").inc()
             raise
@@ -45,7 +45,7 @@ class AuctionService(auction_pb2_grpc.AuctionServiceServicer):
         self, request: auction_pb2.PlaceBidRequest, context: grpc.aio.ServicerContext
     ) -> auction_pb2.AuctionView:
         table_id = _table_id(request.table_id)
-        self._authorise(request.seat_token, table_id, request.seat)
+        self._authorise(table_id, request.seat)
         return await self.auctions.move(
             table_id, _auction_id(request.auction_id), Bid(request.seat, int(request.amount))
         )
@@ -54,7 +54,7 @@ class AuctionService(auction_pb2_grpc.AuctionServiceServicer):
         self, request: auction_pb2.PassRequest, context: grpc.aio.ServicerContext
     ) -> auction_pb2.AuctionView:
         table_id = _table_id(request.table_id)
-        self._authorise(request.seat_token, table_id, request.seat)
+        self._authorise(table_id, request.seat)
         return await self.auctions.move(table_id, _auction_id(request.auction_id), PassBid(request.seat))
 
     async def GetAuction(

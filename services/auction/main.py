@@ -43,8 +43,9 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     server, port, _ = await grpcserver.start_server(
         settings.host,
         settings.auction_grpc_port,
-        register(AuctionService(auctions, settings.token_secret)),
+        register(AuctionService(auctions)),
         [SERVICE_NAME],
+        token_secret=settings.token_secret,
     )
     metrics.serve_metrics(settings.auction_metrics_port, settings.host)
     log.info("auction service on %s:%s, %d open auctions resumed", settings.host, port, recovered)

@@ -20,25 +20,25 @@ def _table_id(value: str) -> str:
 
 
 class CasinoService(casino_pb2_grpc.CasinoServiceServicer):
-    def __init__(self, casino: Casino, token_secret: str) -> None:
+    def __init__(self, casino: Casino) -> None:
         self.casino = casino
-        self.token_secret = token_secret
 
-    def _authorize(self, table_id: str, seat: int, token: str) -> None:
-        auth.verify(self.token_secret, token).require_seat(table_id, seat)
+    def _authorize(self, table_id: str, seat: int) -> None:
+        """The call's token (verified by the server's interceptor) must act for this seat of this table."""
+        auth.current_claims().require_seat(table_id, seat)
 
     async def PlaceBet(
         self, request: casino_pb2.PlaceBetRequest, context: grpc.aio.ServicerContext
     ) -> casino_pb2.BetView:
         table_id = _table_id(request.table_id)
-        self._authorize(table_id, request.seat, request.seat_token)
+        self._authorize(table_id, request.seat)
         return view(await self.casino.place(table_id, request.seat, tuple(request.numbers)))
 
     async def Decline(
         self, request: casino_pb2.DeclineBetRequest, context: grpc.aio.ServicerContext
     ) -> casino_pb2.BetView:
         table_id = _table_id(request.table_id)
-        self._authorize(table_id, request.seat, request.seat_token)
+        self._authorize(table_id, request.seat)
         return view(await self.casino.decline(table_id, request.seat))
 
     async def GetBet(self, request: casino_pb2.GetBetRequest, context: grpc.aio.ServicerContext) -> casino_pb2.BetView:

@@ -43,8 +43,9 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     server, port, _ = await grpcserver.start_server(
         settings.host,
         settings.casino_grpc_port,
-        register(CasinoService(casino, settings.token_secret)),
+        register(CasinoService(casino)),
         [SERVICE_NAME],
+        token_secret=settings.token_secret,
     )
     metrics.serve_metrics(settings.casino_metrics_port, settings.host)
     log.info("casino service on %s:%s, %d open bets resumed", settings.host, port, recovered)

@@ -8,6 +8,7 @@ import grpc
 
 from monopoly.v1 import matchmaking_pb2 as pb
 from monopoly.v1 import matchmaking_pb2_grpc
+from servicekit import auth
 from servicekit.errors import BadRequest
 
 from .matcher import Matchmaker
@@ -34,16 +35,16 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         return pb.RegisterPlayerResponse(player_id=player_id, player_token=token)
 
     async def Enqueue(self, request: pb.EnqueueRequest, context: grpc.aio.ServicerContext) -> pb.QueueStatus:
-        player = self.mm.player_of(request.player_token)
+        player = self.mm.player_of(auth.current_claims())
         return await self.mm.enqueue(player, request.mode, request.party_id, request.party_size, request.bot_fill)
 
     async def Cancel(self, request: pb.CancelRequest, context: grpc.aio.ServicerContext) -> pb.QueueStatus:
-        return await self.mm.cancel(self.mm.player_of(request.player_token))
+        return await self.mm.cancel(self.mm.player_of(auth.current_claims()))
 
     async def WatchQueue(
         self, request: pb.WatchQueueRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[pb.QueueStatus]:
-        player = self.mm.player_of(request.player_token)
+        player = self.mm.player_of(auth.current_claims())
         last: pb.QueueStatus | None = None
         while True:
             status = await self.mm.status(player)
@@ -59,28 +60,28 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServiceServicer):
             await self.mm.changed(WATCH_POLL_S)
 
     async def GetMyMatch(self, request: pb.GetMyMatchRequest, context: grpc.aio.ServicerContext) -> pb.MatchView:
-        return await self.mm.my_match(self.mm.player_of(request.player_token))
+        return await self.mm.my_match(self.mm.player_of(auth.current_claims()))
 
     async def CreateCustomTable(
         self, request: pb.CreateCustomTableRequest, context: grpc.aio.ServicerContext
     ) -> pb.LobbyView:
-        host = self.mm.player_of(request.host_token)
+        host = self.mm.player_of(auth.current_claims())
         return await self.mm.create_lobby(host, request.settings_json, request.seats)
 
     async def JoinCustomTable(
         self, request: pb.JoinCustomTableRequest, context: grpc.aio.ServicerContext
     ) -> pb.LobbyView:
-        player = self.mm.player_of(request.player_token)
+        player = self.mm.player_of(auth.current_claims())
         return await self.mm.join_lobby(player, _lobby_id(request.lobby_id))
 
     async def GetLobby(self, request: pb.GetLobbyRequest, context: grpc.aio.ServicerContext) -> pb.LobbyView:
-        player = self.mm.player_of(request.player_token)
+        player = self.mm.player_of(auth.current_claims())
         return await self.mm.get_lobby(player, _lobby_id(request.lobby_id))
 
     async def StartCustomTable(
         self, request: pb.StartCustomTableRequest, context: grpc.aio.ServicerContext
     ) -> pb.LobbyView:
-        host = self.mm.player_of(request.host_token)
+        host = self.mm.player_of(auth.current_claims())
         return await self.mm.start_lobby(host, _lobby_id(request.lobby_id), request.bot_fill)
 
     async def ListTables(

@@ -81,7 +81,11 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     broker.include_router(make_router(mm))
     await broker.start()
     server, port, _ = await grpcserver.start_server(
-        settings.host, settings.matchmaking_grpc_port, register(MatchmakingService(mm)), [SERVICE_NAME]
+        settings.host,
+        settings.matchmaking_grpc_port,
+        register(MatchmakingService(mm)),
+        [SERVICE_NAME],
+        token_secret=settings.token_secret,
     )
     metrics.serve_metrics(settings.matchmaking_metrics_port, settings.host)
     log.info("matchmaking service on %s:%s (%s)", settings.host, port, rules)

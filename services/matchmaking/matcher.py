@@ -98,9 +98,12 @@ class Matchmaker:
 
     # Tokens and players
 
-    def player_of(self, token: str) -> str:
-        """The player a player token identifies (UNAUTHENTICATED if forged, expired or another kind)."""
-        claims = auth.verify(self.secret, token)
+    def player_of(self, claims: auth.Claims) -> str:
+        """The player a player token identifies (UNAUTHENTICATED if it is another kind of token).
+
+        `claims` are the call's `player_token` / `host_token`, verified by the server's
+        interceptor (forged or expired tokens never get here: `auth.current_claims()`).
+        """
         if claims.role != "spectator" or claims.table_id != auth.ANY_TABLE or claims.seat != -1:
             raise Unauthenticated("not a player token: RegisterPlayer gives one")
         return claims.player

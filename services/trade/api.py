@@ -5,6 +5,7 @@ from __future__ import annotations
 import grpc
 
 from monopoly.v1 import trade_pb2, trade_pb2_grpc
+from servicekit import auth
 from servicekit.errors import BadRequest
 
 from .trades import Terms, Trades, view
@@ -33,25 +34,25 @@ class TradeService(trade_pb2_grpc.TradeServiceServicer):
         self, request: trade_pb2.ProposeTradeRequest, context: grpc.aio.ServicerContext
     ) -> trade_pb2.TradeView:
         table_id = _table_id(request.table_id)
-        return view(await self.trades.propose(table_id, request.seat, request.seat_token, _terms(request)))
+        return view(await self.trades.propose(table_id, request.seat, auth.current_claims(), _terms(request)))
 
     async def AcceptTrade(
         self, request: trade_pb2.TradeActionRequest, context: grpc.aio.ServicerContext
     ) -> trade_pb2.TradeView:
         r = request
-        return view(await self.trades.accept(_table_id(r.table_id), r.trade_id, r.seat, r.seat_token))
+        return view(await self.trades.accept(_table_id(r.table_id), r.trade_id, r.seat, auth.current_claims()))
 
     async def DeclineTrade(
         self, request: trade_pb2.TradeActionRequest, context: grpc.aio.ServicerContext
     ) -> trade_pb2.TradeView:
         r = request
-        return view(await self.trades.decline(_table_id(r.table_id), r.trade_id, r.seat, r.seat_token))
+        return view(await self.trades.decline(_table_id(r.table_id), r.trade_id, r.seat, auth.current_claims()))
 
     async def CancelTrade(
         self, request: trade_pb2.TradeActionRequest, context: grpc.aio.ServicerContext
     ) -> trade_pb2.TradeView:
         r = request
-        return view(await self.trades.cancel(_table_id(r.table_id), r.trade_id, r.seat, r.seat_token))
+        return view(await self.trades.cancel(_table_id(r.table_id), r.trade_id, r.seat, auth.current_claims()))
 
     async def ListTrades(
         self, request: trade_pb2.ListTradesRequest, context: grpc.aio.ServicerContext

@@ -42,7 +42,11 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     broker.include_router(build_router(trades))
     await broker.start()
     server, port, _ = await grpcserver.start_server(
-        settings.host, settings.trade_grpc_port, register(TradeService(trades)), [SERVICE_NAME]
+        settings.host,
+        settings.trade_grpc_port,
+        register(TradeService(trades)),
+        [SERVICE_NAME],
+        token_secret=settings.token_secret,
     )
     metrics.serve_metrics(settings.trade_metrics_port, settings.host)
     log.info("trade service on %s:%s, table service at %s", settings.host, port, settings.table_target)

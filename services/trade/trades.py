@@ -124,7 +124,6 @@ class Trades:
     ) -> None:
         self.pool = pool
         self.table = table
-        self.secret = token_secret
         self.service_token = auth.service_token(token_secret, "trade")
         self.wake = wake  # the outbox relay, after each commit that wrote to the outbox
 
@@ -142,16 +141,16 @@ class Trades:
             raise Unavailable(f"the table service did not answer ({exc.code().name})") from None
         return codec.state_from_data(json.loads(reply.state_json))
 
-    def _seat(self, table_id: str, seat: int, token: str) -> None:
-        """UNAUTHENTICATED for a bad token, PERMISSION_DENIED for another seat's or table's."""
-        auth.verify(self.secret, token).require_seat(table_id, seat)
+    def _seat(self, table_id: str, seat: int, claims: auth.Claims) -> None:
+        """PERMISSION_DENIED for another seat's or table's token (the interceptor verified it)."""
+        claims.require_seat(table_id, seat)
 
     # -- the RPCs ----------------------------------------------------------------------
 
-    async def propose(self, table_id: str, seat: int, token: str, terms: Terms) -> TradeRow:
+    async def propose(self, table_id: str, seat: int, claims: auth.Claims, terms: Terms) -> TradeRow:
         if not table_id:
             raise BadRequest("table_id is required")
-        self._seat(table_id, seat, token)
+        self._seat(table_id, seat, claims)
         state = await self.read_table(table_id)
         offer = TradeOffer(
             0, seat, terms.counterparty, terms.give_cash, terms.give_squares, terms.take_cash, terms.take_squares
@@ -195,7 +194,7 @@ class Trades:
         self.wake()
         return row
 
-    async def accept(self, table_id: str, trade_id: int, seat: int, token: str) -> TradeRow:
+    async def accept(self, table_id: str, trade_id: int, seat: int, claims: auth.Claims) -> TradeRow:
         """The counterparty accepts: the table executes the trade, or refuses it as stale.
 
         The trade's row stays locked while the table decides, so a decline, a cancel or an
@@ -203,7 +202,7 @@ class Trades:
         leaves the trade open: accepting again re-sends the same command id and the table answers
         as the first time (and the TradeExecuted on the table's stream settles it anyway).
         """
-        self._seat(table_id, seat, token)
+        self._seat(table_id, seat, claims)
         refusal: RuleViolation | None = None
         async with self.pool.acquire() as conn, conn.transaction():
             t = await self._open_trade(conn, table_id, trade_id)
@@ -235,11 +234,11 @@ class Trades:
             raise refusal
         return result
 
-    async def decline(self, table_id: str, trade_id: int, seat: int, token: str) -> TradeRow:
-        return await self._close(table_id, trade_id, seat, token, "declined", counterparty=True)
+    async def decline(self, table_id: str, trade_id: int, seat: int, claims: auth.Claims) -> TradeRow:
+        return await self._close(table_id, trade_id, seat, claims, "declined", counterparty=True)
 
-    async def cancel(self, table_id: str, trade_id: int, seat: int, token: str) -> TradeRow:
-        return await self._close(table_id, trade_id, seat, token, "cancelled", counterparty=False)
+    async def cancel(self, table_id: str, trade_id: int, seat: int, claims: auth.Claims) -> TradeRow:
+        return await self._close(table_id, trade_id, seat, claims, "cancelled", counterparty=False)
 
     async def list(self, table_id: str, open_only: bool = False) -> list[TradeRow]:
         if not table_id:
@@ -305,9 +304,9 @@ class Trades:
         return t
 
     async def _close(
-        self, table_id: str, trade_id: int, seat: int, token: str, status: str, counterparty: bool
+        self, table_id: str, trade_id: int, seat: int, claims: auth.Claims, status: str, counterparty: bool
     ) -> TradeRow:
-        self._seat(table_id, seat, token)
+        self._seat(table_id, seat, claims)
         async with self.pool.acquire() as conn, conn.transaction():
             t = await self._open_trade(conn, table_id, trade_id)
             who, role = (t.counterparty, "counterparty") if counterparty else (t.proposer, "proposer")
