@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
@@ -51,12 +52,21 @@ from monopoly.v1 import (
     trade_pb2,
     trade_pb2_grpc,
 )
+from servicekit import auth
 from servicekit.wire import command_to_proto, event_from_proto
 
 #: How often a bot looks again at a sub-protocol service that has not caught up with the table yet.
 POLL_S = 0.05
 #: How long a bot waits before trying a service that did not answer (UNAVAILABLE: restarting).
 RETRY_S = 0.25
+
+
+def bot_service_token() -> str:
+    """The token the platform's own bot drivers join and watch tables with (role "service", name "bots").
+
+    Signed with TOKEN_SECRET (the dev secret when unset), the key the services verify with.
+    """
+    return auth.service_token(os.environ.get("TOKEN_SECRET", auth.DEV_TOKEN_SECRET), "bots")
 
 
 def connect(target: str) -> tuple[grpc.aio.Channel, table_pb2_grpc.TableServiceStub]:
@@ -98,7 +108,12 @@ class SubProtocolStubs:
 
 @dataclass
 class BotTable:
-    """One table played to its end by bots through the real API."""
+    """One table played to its end by bots through the real API.
+
+    The bots' driver is a trusted service of the platform: it joins its seats (JoinTable
+    needs a service token; players get their seat tokens from matchmaking) and watches the
+    table with `service_token`.
+    """
 
     stub: table_pb2_grpc.TableServiceStub
     mode: str = "classic"
@@ -123,6 +138,8 @@ class BotTable:
     event_counts: Counter[str] = field(default_factory=Counter)
     #: Moves sent to each sub-protocol service: bids and passes, bets, proposals and answers.
     service_moves: dict[str, int] = field(default_factory=lambda: {"auction": 0, "trade": 0, "casino": 0})
+    #: A service token (`auth.service_token`): JoinTable and WatchTable take it.
+    service_token: str = field(default_factory=bot_service_token)
 
     async def create(self) -> str:
         names = [f"{self.bots}-{i}" for i in range(self.players)]
@@ -137,7 +154,9 @@ class BotTable:
         )
         self.table_id = reply.table_id
         for seat in range(self.players):
-            joined = await self.stub.JoinTable(table_pb2.JoinTableRequest(table_id=self.table_id, seat=seat))
+            joined = await self.stub.JoinTable(
+                table_pb2.JoinTableRequest(table_id=self.table_id, seat=seat, service_token=self.service_token)
+            )
             self.tokens[seat] = joined.seat_token
         return self.table_id
 
@@ -146,7 +165,9 @@ class BotTable:
         self._stopped = False
         self._bots = {s: make_bot(self.bots, draw(self.seed or 1, 1000 + s)) for s in self.tokens}
         self._acting: asyncio.Task[None] | None = None
-        stream = self.stub.WatchTable(table_pb2.WatchTableRequest(table_id=self.table_id))
+        stream = self.stub.WatchTable(
+            table_pb2.WatchTableRequest(table_id=self.table_id, seat_token=self.service_token)
+        )
         try:
             async for item in stream:
                 if item.HasField("snapshot"):
@@ -388,4 +409,4 @@ class BotTable:
         self.service_moves["trade"] += 1
 
 
-__all__ = ["BotTable", "SubProtocolStubs", "connect"]
+__all__ = ["BotTable", "SubProtocolStubs", "bot_service_token", "connect"]

@@ -9,6 +9,7 @@ import grpc
 
 from engine import Tick, codec
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
+from servicekit import auth
 from servicekit.errors import BadRequest, Stale
 from servicekit.wire import command_from_proto, envelope
 
@@ -67,6 +68,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     async def JoinTable(
         self, request: table_pb2.JoinTableRequest, context: grpc.aio.ServicerContext
     ) -> table_pb2.JoinTableResponse:
+        auth.current_claims().require_service()  # players get their seat tokens from matchmaking
         token = await self.tables.join(_table_id(request.table_id), request.seat)
         return table_pb2.JoinTableResponse(seat_token=token, seat=request.seat)
 
@@ -85,7 +87,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         if isinstance(command, Tick):
             raise BadRequest("the clock is the table service's own: Tick is not a player's command")
         actor = await self.tables.get(table_id)
-        seat = self.tables.authorize(actor, request.seat_token, command)
+        seat = self.tables.authorize(actor, auth.current_claims(), command)
         if request.expected_seq and request.expected_seq != actor.state.seq:
             raise Stale(f"the table is at seq {actor.state.seq}, not {request.expected_seq}")
         answer = await actor.submit(command, request.command_id, seat)
@@ -95,6 +97,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.WatchTableRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[table_pb2.WatchTableResponse]:
         table_id = _table_id(request.table_id)
+        auth.current_claims().require_table(table_id)  # a player or spectator of this table, or a service
         if request.from_seq < 0:
             raise BadRequest("from_seq must be 0 or more")
         actor = await self.tables.get(table_id)

@@ -42,7 +42,11 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     broker.include_router(build_router(tables))
     await broker.start()
     server, port, _ = await grpcserver.start_server(
-        settings.host, settings.table_grpc_port, register(TableService(tables)), [SERVICE_NAME]
+        settings.host,
+        settings.table_grpc_port,
+        register(TableService(tables)),
+        [SERVICE_NAME],
+        token_secret=settings.token_secret,
     )
     metrics.serve_metrics(settings.table_metrics_port, settings.host)
     log.info("table service on %s:%s, %d unfinished tables resumed", settings.host, port, recovered)

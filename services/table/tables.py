@@ -364,14 +364,14 @@ class Tables:
         name = actor.state.players[seat].name
         return auth.issue(self.token_secret, table_id, seat, name, now=actor.epoch_ms // 1000)
 
-    def authorize(self, actor: TableActor, token: str, command: Command) -> int | None:
+    def authorize(self, actor: TableActor, claims: auth.Claims, command: Command) -> int | None:
         """The seat a command may act for (None: a service's result), or refuse it.
 
-        A player's token acts for its seat; the results of sub-protocols run by services
+        `claims` are the call's token, already verified (`auth.current_claims()`). A player's
+        token acts for its seat; the results of sub-protocols run by services
         (`SYSTEM_COMMANDS`) come only with a service token; a bid, bet or proposal for a
         sub-protocol this table delegates goes to that service, not here.
         """
-        claims = auth.verify(self.token_secret, token)
         claims.require_table(actor.table_id)
         kind = type(command)
         if kind in SYSTEM_COMMANDS:

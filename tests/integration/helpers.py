@@ -9,6 +9,7 @@ from typing import Any
 import asyncpg
 import grpc
 
+from client import bot_service_token
 from engine import codec
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
 from servicekit.wire import event_from_proto
@@ -41,7 +42,9 @@ async def watch(
     items: list[table_pb2.WatchTableResponse] = []
 
     async def run() -> None:
-        async for item in stub.WatchTable(table_pb2.WatchTableRequest(table_id=table_id, from_seq=from_seq)):
+        async for item in stub.WatchTable(
+            table_pb2.WatchTableRequest(table_id=table_id, from_seq=from_seq, seat_token=bot_service_token())
+        ):
             items.append(item)
             if first is not None:
                 first.set()

@@ -14,6 +14,7 @@ import grpc
 import pytest
 from nats.js import JetStreamContext
 
+from client import bot_service_token
 from client.auction import AuctionClient
 from client.platform import Platform
 from engine import (
@@ -113,7 +114,9 @@ async def declined(stub: table_pb2_grpc.TableServiceStub, seed: int, scale: int)
     )
     game = Game(stub, reply.table_id)
     for seat in range(len(PLAYERS)):
-        joined = await stub.JoinTable(table_pb2.JoinTableRequest(table_id=game.table_id, seat=seat))
+        joined = await stub.JoinTable(
+            table_pb2.JoinTableRequest(table_id=game.table_id, seat=seat, service_token=bot_service_token())
+        )
         game.tokens[seat] = joined.seat_token
     state = await game.state()
     me = state.current
@@ -402,7 +405,9 @@ async def table_events(game: Game, kind: str) -> list[common_pb2.Envelope]:
     """The table's events of one type, from its WatchTable stream (from seq 1)."""
     out: list[common_pb2.Envelope] = []
     state = await game.state()
-    stream = game.stub.WatchTable(table_pb2.WatchTableRequest(table_id=game.table_id, from_seq=1))
+    stream = game.stub.WatchTable(
+        table_pb2.WatchTableRequest(table_id=game.table_id, from_seq=1, seat_token=bot_service_token())
+    )
     async for item in stream:
         events = list(item.batch.events) if item.HasField("batch") else [item.event]
         out.extend(e for e in events if e.type == kind)

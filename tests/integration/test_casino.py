@@ -24,6 +24,7 @@ import grpc
 import pytest
 from nats.js import JetStreamContext
 
+from client import bot_service_token
 from client.casino import connect as casino_connect
 from client.casino import decline, open_bet, place_bet
 from client.casino import pool as get_pool
@@ -92,7 +93,9 @@ class Table:
         if pool_seed is not None:  # before the first bet opens: the casino keeps this pool (K4)
             await db.execute("INSERT INTO casino.pools (table_id, seed) VALUES ($1, $2)", self.table_id, pool_seed)
         for seat in (0, 1):
-            joined = await self.stub.JoinTable(table_pb2.JoinTableRequest(table_id=self.table_id, seat=seat))
+            joined = await self.stub.JoinTable(
+                table_pb2.JoinTableRequest(table_id=self.table_id, seat=seat, service_token=bot_service_token())
+            )
             self.tokens[seat] = joined.seat_token
         return self
 

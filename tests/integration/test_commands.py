@@ -11,7 +11,8 @@ import grpc
 import pytest
 
 from bots import make_bot
-from client import BotTable
+from client import BotTable, bot_service_token
+from client.platform import Platform
 from engine import (
     Bid,
     Build,
@@ -27,7 +28,17 @@ from engine import (
     Tick,
     codec,
 )
-from monopoly.v1 import commands_pb2, table_pb2, table_pb2_grpc
+from monopoly.v1 import (
+    auction_pb2,
+    auction_pb2_grpc,
+    casino_pb2,
+    casino_pb2_grpc,
+    commands_pb2,
+    table_pb2,
+    table_pb2_grpc,
+    trade_pb2,
+    trade_pb2_grpc,
+)
 from servicekit import auth
 from servicekit.wire import command_to_proto
 
@@ -232,20 +243,28 @@ async def test_joining_a_seat_that_does_not_exist_is_invalid(
     stub: table_pb2_grpc.TableServiceStub, table: BotTable, seat: int
 ) -> None:
     with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await stub.JoinTable(table_pb2.JoinTableRequest(table_id=table.table_id, seat=seat), timeout=30)
+        await stub.JoinTable(
+            table_pb2.JoinTableRequest(table_id=table.table_id, seat=seat, service_token=table.service_token),
+            timeout=30,
+        )
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
 async def test_joining_a_seat_again_returns_its_token(stub: table_pb2_grpc.TableServiceStub, table: BotTable) -> None:
     for seat, token in table.tokens.items():
-        joined = await stub.JoinTable(table_pb2.JoinTableRequest(table_id=table.table_id, seat=seat), timeout=30)
+        joined = await stub.JoinTable(
+            table_pb2.JoinTableRequest(table_id=table.table_id, seat=seat, service_token=table.service_token),
+            timeout=30,
+        )
         assert (joined.seat, joined.seat_token) == (seat, token)
 
 
 async def test_an_unknown_table_is_not_found(stub: table_pb2_grpc.TableServiceStub, table: BotTable) -> None:
     calls = [
         stub.GetTable(table_pb2.GetTableRequest(table_id="no-such-table"), timeout=30),
-        stub.JoinTable(table_pb2.JoinTableRequest(table_id="no-such-table", seat=0), timeout=30),
+        stub.JoinTable(
+            table_pb2.JoinTableRequest(table_id="no-such-table", seat=0, service_token=table.service_token), timeout=30
+        ),
         stub.SubmitCommand(
             table_pb2.SubmitCommandRequest(
                 table_id="no-such-table", command_id="c", seat_token=table.tokens[0], command=command_to_proto(Roll(0))
@@ -337,6 +356,110 @@ async def test_a_bogus_forged_or_expired_token_is_unauthenticated_and_a_foreign_
     assert await command_rows(pool, table.table_id) == {}
 
 
+async def _move_at(channel: grpc.aio.Channel, service: str, table: BotTable, seat: int, token: str) -> None:
+    """A move for `seat` of `table` sent to `service` with `token`."""
+    if service == "table":
+        move = request(table, Roll(seat), command_id="tok", token=token)
+        await table_pb2_grpc.TableServiceStub(channel).SubmitCommand(move, timeout=30)
+    elif service == "auction":
+        bid = auction_pb2.PlaceBidRequest(table_id=table.table_id, seat=seat, amount=10, seat_token=token)
+        await auction_pb2_grpc.AuctionServiceStub(channel).PlaceBid(bid, timeout=30)
+    elif service == "casino":
+        bet = casino_pb2.PlaceBetRequest(table_id=table.table_id, seat=seat, numbers=[1], seat_token=token)
+        await casino_pb2_grpc.CasinoServiceStub(channel).PlaceBet(bet, timeout=30)
+    else:
+        terms = trade_pb2.TradeTerms(counterparty=(seat + 1) % table.players, give_cash=10)
+        offer = trade_pb2.ProposeTradeRequest(table_id=table.table_id, seat=seat, seat_token=token, terms=terms)
+        await trade_pb2_grpc.TradeServiceStub(channel).ProposeTrade(offer, timeout=30)
+
+
+@pytest.mark.parametrize("service", ["table", "auction", "trade", "casino"])
+async def test_every_service_refuses_forged_expired_and_another_seats_tokens(
+    platform: Platform, stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable, service: str
+) -> None:
+    view = await get(stub, table.table_id)
+    seat = view.actor
+    forged = auth.issue("not-the-platform-key", table.table_id, seat, "p")
+    expired = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, seat, "p", ttl_s=-10)
+    another_seat = table.tokens[other_seat(view, table.players)]
+    channel = grpc.aio.insecure_channel(platform.target(service))
+    try:
+        for token, code in (
+            (forged, grpc.StatusCode.UNAUTHENTICATED),
+            (expired, grpc.StatusCode.UNAUTHENTICATED),
+            ("", grpc.StatusCode.UNAUTHENTICATED),
+            (another_seat, grpc.StatusCode.PERMISSION_DENIED),
+        ):
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await _move_at(channel, service, table, seat, token)
+            assert caught.value.code() == code, (service, caught.value.details())
+            assert caught.value.details()
+    finally:
+        await channel.close()
+    await assert_only_clock_after(stub, pool, table.table_id, view.seq)
+
+
+async def _first_of_watch(stub: table_pb2_grpc.TableServiceStub, table_id: str, token: str) -> table_pb2.TableView:
+    call = stub.WatchTable(table_pb2.WatchTableRequest(table_id=table_id, seat_token=token), timeout=30)
+    try:
+        async for item in call:
+            return item.snapshot
+        raise AssertionError("WatchTable ended without a snapshot")
+    finally:
+        call.cancel()
+
+
+async def test_watching_takes_a_token_of_the_table_or_a_service_token(
+    stub: table_pb2_grpc.TableServiceStub, table: BotTable
+) -> None:
+    elsewhere = BotTable(stub, seed=81)
+    await elsewhere.create()
+    spectator = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, -1, "fan", role="spectator")
+    for token in (spectator, table.tokens[0], table.tokens[1], bot_service_token()):
+        snapshot = await _first_of_watch(stub, table.table_id, token)
+        assert snapshot.table_id == table.table_id
+    forged = auth.issue("not-the-platform-key", table.table_id, -1, "fan", role="spectator")
+    expired = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, -1, "fan", role="spectator", ttl_s=-10)
+    foreign_spectator = auth.issue(auth.DEV_TOKEN_SECRET, elsewhere.table_id, -1, "fan", role="spectator")
+    for token, code in (
+        ("", grpc.StatusCode.UNAUTHENTICATED),
+        (forged, grpc.StatusCode.UNAUTHENTICATED),
+        (expired, grpc.StatusCode.UNAUTHENTICATED),
+        (elsewhere.tokens[0], grpc.StatusCode.PERMISSION_DENIED),
+        (foreign_spectator, grpc.StatusCode.PERMISSION_DENIED),
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await _first_of_watch(stub, table.table_id, token)
+        assert caught.value.code() == code, caught.value.details()
+
+
+async def test_a_spectator_token_watches_but_never_acts(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable
+) -> None:
+    spectator = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, -1, "fan", role="spectator")
+    view = await _first_of_watch(stub, table.table_id, spectator)
+    exc = await refused(stub, request(table, Roll(view.actor), command_id="fan", token=spectator))
+    assert exc.code() == grpc.StatusCode.PERMISSION_DENIED, exc.details()
+    await assert_only_clock_after(stub, pool, table.table_id, view.seq)
+
+
+async def test_joining_a_table_takes_a_service_token(stub: table_pb2_grpc.TableServiceStub, table: BotTable) -> None:
+    spectator = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, -1, "fan", role="spectator")
+    forged = auth.service_token("not-the-platform-key", "bots")
+    for token, code in (
+        ("", grpc.StatusCode.UNAUTHENTICATED),
+        (forged, grpc.StatusCode.UNAUTHENTICATED),
+        (table.tokens[0], grpc.StatusCode.PERMISSION_DENIED),  # a player's own seat token
+        (spectator, grpc.StatusCode.PERMISSION_DENIED),
+    ):
+        join = table_pb2.JoinTableRequest(table_id=table.table_id, seat=0, service_token=token)
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await stub.JoinTable(join, timeout=30)
+        assert caught.value.code() == code, caught.value.details()
+    join = table_pb2.JoinTableRequest(table_id=table.table_id, seat=0, service_token=bot_service_token())
+    assert (await stub.JoinTable(join, timeout=30)).seat_token == table.tokens[0]
+
+
 async def test_results_of_sub_protocols_come_only_from_services(
     stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable
 ) -> None:
@@ -363,7 +486,8 @@ async def test_a_table_delegating_its_sub_protocols_sends_bids_bets_and_proposal
     state = codec.state_from_data(json.loads(view.state_json))
     assert state.config.external == ("auction", "trade", "casino")
     seat = view.actor
-    token = (await stub.JoinTable(table_pb2.JoinTableRequest(table_id=created.table_id, seat=seat))).seat_token
+    join = table_pb2.JoinTableRequest(table_id=created.table_id, seat=seat, service_token=bot_service_token())
+    token = (await stub.JoinTable(join)).seat_token
     for command, rule in (
         (Bid(seat, 1000), "A1"),
         (PlaceBet(seat, (1,)), "K1"),

@@ -76,7 +76,10 @@ async def test_tables_survive_a_sigkill_of_the_table_service(
         for game in games:
             tokens = {}
             for seat in range(game.players):
-                joined = await stub.JoinTable(table_pb2.JoinTableRequest(table_id=game.table_id, seat=seat), timeout=30)
+                joined = await stub.JoinTable(
+                    table_pb2.JoinTableRequest(table_id=game.table_id, seat=seat, service_token=game.service_token),
+                    timeout=30,
+                )
                 tokens[seat] = joined.seat_token
             assert tokens == game.tokens
             resumed.append(BotTable(stub, seed=game.seed + 100, table_id=game.table_id, tokens=tokens))

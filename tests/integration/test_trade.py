@@ -19,6 +19,7 @@ import pytest
 from nats.js import JetStreamContext
 
 from bots import HeuristicBot
+from client import bot_service_token
 from client.platform import Platform
 from client.trade import accept, cancel, connect_trade, decline, open_for, propose, rule_of, trades
 from engine import Command, ExecuteTrade, Pay, Roll, Surrender, TableState, codec, decide, legal_commands, new_game
@@ -82,7 +83,9 @@ class Table:
         )
         self.table_id = reply.table_id
         for seat in range(len(PLAYERS)):
-            joined = await self.stub.JoinTable(table_pb2.JoinTableRequest(table_id=self.table_id, seat=seat))
+            joined = await self.stub.JoinTable(
+                table_pb2.JoinTableRequest(table_id=self.table_id, seat=seat, service_token=bot_service_token())
+            )
             self.tokens[seat] = joined.seat_token
         return self
 

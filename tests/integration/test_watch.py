@@ -9,7 +9,7 @@ import asyncpg
 import grpc
 import pytest
 
-from client import BotTable
+from client import BotTable, bot_service_token
 from engine import codec, evolve
 from monopoly.v1 import table_pb2, table_pb2_grpc
 from servicekit.wire import event_from_proto
@@ -90,7 +90,11 @@ async def test_watching_an_unknown_table_is_not_found(stub: table_pb2_grpc.Table
 
 
 @pytest.mark.parametrize(
-    "request_", [table_pb2.WatchTableRequest(table_id=""), table_pb2.WatchTableRequest(table_id="x" * 65)]
+    "request_",
+    [
+        table_pb2.WatchTableRequest(table_id="", seat_token=bot_service_token()),
+        table_pb2.WatchTableRequest(table_id="x" * 65, seat_token=bot_service_token()),
+    ],
 )
 async def test_watching_without_a_valid_table_id_is_invalid(
     stub: table_pb2_grpc.TableServiceStub, request_: table_pb2.WatchTableRequest

@@ -35,12 +35,14 @@ class CreateTableResponse(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., seq: _Optional[int] = ..., rule_card: _Optional[str] = ...) -> None: ...
 
 class JoinTableRequest(_message.Message):
-    __slots__ = ("table_id", "seat")
+    __slots__ = ("table_id", "seat", "service_token")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
+    SERVICE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seat: int
-    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
+    service_token: str
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., service_token: _Optional[str] = ...) -> None: ...
 
 class JoinTableResponse(_message.Message):
     __slots__ = ("seat_token", "seat")
@@ -103,12 +105,14 @@ class SubmitCommandResponse(_message.Message):
     def __init__(self, first_seq: _Optional[int] = ..., last_seq: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_common_pb2.Envelope, _Mapping]]] = ...) -> None: ...
 
 class WatchTableRequest(_message.Message):
-    __slots__ = ("table_id", "from_seq")
+    __slots__ = ("table_id", "from_seq", "seat_token")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     FROM_SEQ_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     from_seq: int
-    def __init__(self, table_id: _Optional[str] = ..., from_seq: _Optional[int] = ...) -> None: ...
+    seat_token: str
+    def __init__(self, table_id: _Optional[str] = ..., from_seq: _Optional[int] = ..., seat_token: _Optional[str] = ...) -> None: ...
 
 class WatchTableResponse(_message.Message):
     __slots__ = ("snapshot", "event", "batch")

@@ -72,7 +72,8 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def JoinTable(self, request, context):
-        """A signed seat token for a seat of a table (matchmaking will issue these later).
+        """A signed seat token for a seat of a table: for the platform's own services only (a service token);
+        players get theirs from matchmaking.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -93,6 +94,7 @@ class TableServiceServicer:
 
     def WatchTable(self, request, context):
         """A snapshot, then every event as it is committed (a batch per command); from_seq > 0 resumes after that seq.
+        Needs a token of that table (a player's or a spectator's) or a service token.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
