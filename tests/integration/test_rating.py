@@ -24,7 +24,7 @@ from client import BotTable
 from client.platform import Platform
 from engine import BetSettled, Event, GameEnded, PlayerBankrupt, TableCreated, TurnEnded, TurnStarted, preset
 from engine.events import TurnOrderSet
-from monopoly.v1 import common_pb2, rating_pb2, rating_pb2_grpc, table_pb2_grpc
+from monopoly.v1 import common_pb2, matchmaking_pb2, rating_pb2, rating_pb2_grpc, table_pb2_grpc
 from servicekit import bus
 from servicekit.wire import envelope
 
@@ -300,6 +300,54 @@ async def test_games_that_fail_r1_are_not_rated_and_history_says_why(
         assert not h.rated and why in h.reason and h.xp == 0
         prof = await profile(rating, p)
         assert prof.ratings == [] and prof.xp == 0 and prof.games == 1 and prof.rated_games == 0
+
+
+async def publish_formed(
+    js: JetStreamContext, game: SyntheticGame, ids: tuple[str, ...], bots: frozenset[int], rated: bool
+) -> None:
+    """Matchmaking's `match.formed` for a synthetic table: seat i is player ids[i] ("" for a bot)."""
+    event = matchmaking_pb2.MatchEvent(event_id=f"{game.table_id}:formed", type="formed", wall_unix_ms=game.start_wall)
+    m = event.match
+    m.table_id, m.mode, m.kind, m.rated, m.status, m.seat = game.table_id, game.mode, "queue", rated, "live", -1
+    m.formed_unix_ms = game.start_wall
+    for seat, (pid, name) in enumerate(zip(ids, game.players, strict=True)):
+        m.seats.add(seat=seat, player_id=pid, display_name=name, is_bot=seat in bots, team=-1)
+    await js.publish(
+        f"monopoly.match.{game.table_id}.formed", event.SerializeToString(), headers={"Nats-Msg-Id": event.event_id}
+    )
+
+
+async def test_a_table_matchmaking_filled_with_bots_is_unrated_and_keyed_by_player_id(
+    rating: rating_pb2_grpc.RatingServiceStub, js: JetStreamContext
+) -> None:
+    players = names("ula", "bot-1", "vic")  # vic registered as a bot: flagged, whatever the name
+    ids = (f"p-{uuid.uuid4().hex[:8]}", "", f"p-{uuid.uuid4().hex[:8]}")
+    game = SyntheticGame(players)
+    await publish_formed(js, game, ids, frozenset({1, 2}), rated=False)
+    await game.publish(js)
+    result = await judged(rating, game.table_id)
+    assert not result.rated and f"R1: bot players ({players[1]}, {players[2]})" in result.reason, result.reason
+    assert [e.player for e in sorted(result.players, key=lambda e: e.seat)] == [ids[0], players[1], ids[2]]
+    [h] = await history(rating, ids[0])
+    assert not h.rated and "R1: bot players" in h.reason
+    assert await history(rating, players[0]) == []  # not keyed by the display name
+
+
+async def test_a_match_formed_after_the_table_was_created_keys_the_game_by_player_id(
+    rating: rating_pb2_grpc.RatingServiceStub, js: JetStreamContext
+) -> None:
+    players = names("wes", "bot-xan", "yul")  # a human named like a bot: matchmaking's flags decide
+    ids = tuple(f"p-{uuid.uuid4().hex[:8]}" for _ in players)
+    game = SyntheticGame(players)
+    await game.publish(js, game.batches[:-1])
+    await publish_formed(js, game, ids, frozenset(), rated=True)
+    await game.publish(js, game.batches[-1:])
+    result = await judged(rating, game.table_id)
+    assert result.rated and result.reason == "", result.reason
+    for entry in result.players:
+        assert entry.player == ids[entry.seat]
+        prof = await profile(rating, ids[entry.seat])
+        assert prof.rated_games == 1 and prof.xp == entry.xp
 
 
 async def test_a_duel_is_not_rated_but_grants_the_duel_achievement(
