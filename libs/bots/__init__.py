@@ -1,7 +1,7 @@
 """Bots that play through the engine's commands: for simulation, fuzzing and load tests."""
 
 from .base import Bot
-from .heuristic import HeuristicBot
+from .heuristic import JAIL_POLICIES, HeuristicBot
 from .random_legal import RandomBot
 
 BOTS: dict[str, type[Bot]] = {"heuristic": HeuristicBot, "random": RandomBot}
@@ -14,4 +14,4 @@ def make_bot(kind: str, seed: int) -> Bot:
         raise ValueError(f"unknown bot {kind!r}; known: {', '.join(sorted(BOTS))}") from None
 
 
-__all__ = ["BOTS", "Bot", "HeuristicBot", "RandomBot", "make_bot"]
+__all__ = ["BOTS", "JAIL_POLICIES", "Bot", "HeuristicBot", "RandomBot", "make_bot"]

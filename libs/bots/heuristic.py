@@ -41,6 +41,7 @@ from engine import (
     UseJailCard,
     check,
 )
+from engine.config import TableConfig
 from engine.state import BANK
 
 # Module-level aliases: an enum member lookup is slow on Python 3.11 and `choose` runs millions of times.
@@ -56,11 +57,25 @@ _PRE_ROLL, _POST_ROLL, _BUY, _PAYMENT, _AUCTION, _CASINO, _TRADE, _CHOICE = (
 )
 
 
+#: Jail policies (the simulator's landing statistics): leave at once by card or fine, or wait
+#: for doubles until the third failure. None: the bot's own judgement.
+JAIL_POLICIES = ("pay", "wait")
+
+
 class HeuristicBot:
     def __init__(self, seed: int, reserve: int = 1500, bid_factor_pct: int = 130) -> None:
         self.rng = random.Random(seed)
-        #: Cash kept back when buying, building and lifting mortgages.
+        #: Cash kept back when buying, building and lifting mortgages, in online dollars; scaled
+        #: to the rule set's money by its salary (online $2,000, hasbro $200).
+        self.base_reserve = reserve
         self.reserve = reserve
+        #: The least spare cash worth building with (online dollars, scaled like the reserve).
+        self.build_min = 500
+        self._config: TableConfig | None = None
+        #: None, "pay" or "wait" (see JAIL_POLICIES).
+        self.jail_policy: str | None = None
+        #: P10: building auctions asked for in this turn (at most a few, so a turn always ends).
+        self._building_asks = (-1, 0)
         #: Bids go up to this percent of the printed price (double for a group-completing square).
         self.bid_factor_pct = bid_factor_pct
         #: Stop building with less than this left on the turn timer (E1).
@@ -99,8 +114,16 @@ class HeuristicBot:
             elif counts[group] == size - 1:
                 self._one_short.append((group, _only_missing(owner, board.members[group], seat)))
 
+    def _configure(self, config: TableConfig) -> None:
+        """Money thresholds in the rule set's scale (online: unchanged)."""
+        self._config = config
+        self.reserve = self.base_reserve * config.salary // 2000
+        self.build_min = 500 * config.salary // 2000
+
     # -- the decision -----------------------------------------------------------
     def choose(self, state: TableState, seat: int) -> Command:
+        if state.config is not self._config:
+            self._configure(state.config)
         phase = state.phase
         if phase is _PRE_ROLL:
             return self._pre_roll(state, seat)
@@ -122,6 +145,13 @@ class HeuristicBot:
 
     def _pre_roll(self, state: TableState, seat: int) -> Command:
         player = state.players[seat]
+        if self.jail_policy is not None and player.in_jail and not state.rolled:
+            if self.jail_policy == "pay":
+                if player.jail_cards:
+                    return UseJailCard(seat)
+                if player.cash >= state.config.jail_fine:
+                    return PayJailFine(seat)
+            return Roll(seat)
         if player.in_jail and not state.rolled:
             if player.jail_cards:
                 return UseJailCard(seat)
@@ -145,11 +175,17 @@ class HeuristicBot:
     def _bid(self, state: TableState, seat: int) -> Command:
         auction = state.auction
         assert auction is not None
-        price = state.config.board.squares[auction.square].price
-        value = price * self.bid_factor_pct // 100
-        if self._completes(state, seat, auction.square):
-            value *= 2
+        rules = state.config.auction
+        square = state.config.board.squares[auction.square]
+        if auction.reason in ("house", "hotel"):  # P10: a building, worth a little over its cost
+            value = square.house_cost * 3 // 2
+        else:
+            value = square.price * self.bid_factor_pct // 100
+            if self._completes(state, seat, auction.square):
+                value *= 2
         amount = auction.min_bid
+        if not rules.start_at_price:  # A2: bids from $10 in $1 steps; jump in tenths of the value
+            amount = max(amount, min(value, amount + value // 10))
         if amount <= value and state.players[seat].cash - amount >= self.reserve // 2:
             return Bid(seat, amount)
         return PassBid(seat)
@@ -240,10 +276,12 @@ class HeuristicBot:
 
     def _build(self, state: TableState, seat: int) -> Command | None:
         """One building on the lowest square of the best buildable group (P5-P9 respected)."""
-        cash = state.players[seat].cash - self.reserve
-        if cash < 500:
-            return None
         cfg = state.config
+        if cfg.house_supply is not None:
+            return self._build_from_supply(state, seat)
+        cash = state.players[seat].cash - self.reserve
+        if cash < self.build_min:
+            return None
         board = cfg.board
         buildings = state.buildings
         mortgaged = state.mortgaged_round
@@ -258,6 +296,32 @@ class HeuristicBot:
             target = min(members, key=buildings.__getitem__)
             if buildings[target] < 5:
                 return Build(seat, target)
+        return None
+
+    def _build_from_supply(self, state: TableState, seat: int) -> Command | None:
+        """P10: the same, with the bank's houses and hotels limited: a building won at auction
+        is placed first, and at most three building auctions are asked for per turn."""
+        won = any(w[0] == seat for w in state.won_buildings)
+        cash = state.players[seat].cash - self.reserve
+        if not won and cash < self.build_min:
+            return None
+        asks = self._building_asks[1] if self._building_asks[0] == state.turn_no else 0
+        if not won and asks >= 3:
+            return None
+        board = state.config.board
+        buildings = state.buildings
+        self._refresh(state, seat)
+        for group in self._full_groups:
+            members = board.members[group]
+            if not won and cash < board.squares[members[0]].house_cost:
+                continue
+            target = min(members, key=buildings.__getitem__)
+            if buildings[target] < 5:
+                command = _if_legal(state, Build(seat, target))
+                if command is not None:
+                    if not won:
+                        self._building_asks = (state.turn_no, asks + 1)
+                    return command
         return None
 
     # -- trading -------------------------------------------------------------------

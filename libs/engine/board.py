@@ -1,7 +1,8 @@
 """Board data: the 40 squares of a rule set (B1-B4), as plain values.
 
-The online board (B2) is the classic board (B4) with every amount x10 and
-brand-like names, one theme per colour group.
+The hasbro board (B3, B4) is the US classic board; the online board (B2) is
+the same board with every amount x10, brand-like names (one theme per colour
+group), six chance squares and the casino at 20.
 """
 
 from __future__ import annotations
@@ -180,4 +181,36 @@ def online_board() -> Board:
         railroad_rents=(25 * k, 50 * k, 100 * k, 200 * k),
         utility_multipliers=(4 * k, 10 * k),
         group_names=_ONLINE_GROUPS,
+    )
+
+
+_CLASSIC_GROUPS = ("brown", "light blue", "pink", "orange", "red", "yellow", "green", "dark blue")
+_RAILROAD_NAMES = {5: "Reading Railroad", 15: "Pennsylvania Railroad", 25: "B. & O. Railroad", 35: "Short Line"}
+
+
+def hasbro_board() -> Board:
+    """B3, B4: the US classic board with the hasbro amounts."""
+    squares: dict[int, Square] = {}
+    for idx, name, price, rents, house, group in _CLASSIC_PROPERTIES:
+        squares[idx] = Square(idx, Kind.PROPERTY, name, price, rents, house, group)
+    for idx, name in _RAILROAD_NAMES.items():
+        squares[idx] = Square(idx, Kind.RAILROAD, name, 200)
+    squares[12] = Square(12, Kind.UTILITY, "Electric Company", 150)
+    squares[28] = Square(28, Kind.UTILITY, "Water Works", 150)
+    for idx in (7, 22, 36):
+        squares[idx] = Square(idx, Kind.CHANCE, "Chance")
+    for idx in (2, 17, 33):
+        squares[idx] = Square(idx, Kind.CHEST, "Community Chest")
+    squares[0] = Square(0, Kind.START, "GO")
+    squares[4] = Square(4, Kind.TAX, "Income Tax", tax=200)
+    squares[10] = Square(10, Kind.JAIL, "Jail / Just Visiting")
+    squares[20] = Square(20, Kind.FREE_PARKING, "Free Parking")
+    squares[30] = Square(30, Kind.GO_TO_JAIL, "Go To Jail")
+    squares[38] = Square(38, Kind.TAX, "Luxury Tax", tax=100)
+    return Board(
+        name="hasbro",
+        squares=tuple(squares[i] for i in range(40)),
+        railroad_rents=(25, 50, 100, 200),
+        utility_multipliers=(4, 10),
+        group_names=_CLASSIC_GROUPS,
     )

@@ -129,3 +129,10 @@ class AuctionMortgaged(Command):
 
     seat: int
     square: int
+
+
+@dataclass(slots=True)
+class ClaimRent(Command):
+    """H2: the owner claims the rent due to them before the next player rolls."""
+
+    seat: int

@@ -1,8 +1,13 @@
 """Rule sets and modes as data: one `TableConfig` drives every rule switch.
 
 The engine never asks "which mode is this?"; it reads the amounts and
-switches below. A mode is a preset of this config (X1 Classic here; the
-other online modes and the hasbro rule set are further presets).
+switches below. A mode is a preset of this config: the online modes (X1-X5)
+and the hasbro rule set with its variants (H1-H6).
+
+Fields added after the first published config are marked `added`: their
+defaults keep the online behaviour, and the simulator's canonical event
+encoding leaves them out while they hold their default, so the events hash
+of an online game does not change when the config grows.
 """
 
 from __future__ import annotations
@@ -10,8 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .board import Board, online_board
-from .cards import Card, duel_chance_deck, online_chance_deck
+from .board import Board, hasbro_board, online_board
+from .cards import Card, duel_chance_deck, hasbro_chance_deck, hasbro_chest_deck, online_chance_deck
+
+
+def added(default: Any) -> Any:
+    """A config field added later: its default keeps the online behaviour (see the module doc)."""
+    return field(default=default, metadata={"added": True})
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +43,10 @@ class TradeRules:
     min_balance_percent: int | None = 50
     #: T4: mortgaged properties may be traded (online: only between teammates).
     mortgaged_tradeable: bool = False
+    #: T6: any active player may propose to any other at any time (not only the player to act).
+    any_time: bool = added(False)
+    #: T2 (hasbro): Get Out of Jail Free cards may be part of a trade.
+    jail_cards: bool = added(False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,13 +128,54 @@ class TableConfig:
     #: `SettleBet`, `ExecuteTrade`) instead of taking bids, bets and proposals itself; the rules
     #: are the same pure modules either way.
     external: tuple[str, ...] = ()
+    # -- added for the hasbro rule set (defaults: the online behaviour) -----------------
+    #: C2: the Community Chest deck (empty: no chest squares are drawn from).
+    chest_deck: tuple[Card, ...] = added(())
+    #: C3: a drawn card goes to the bottom of its deck (False: discarded, reshuffled when empty, C4).
+    cards_to_bottom: bool = added(False)
+    #: P10: houses and hotels the bank holds (None: no limit).
+    house_supply: int | None = added(None)
+    hotel_supply: int | None = added(None)
+    #: P7, H3: houses on a property before its hotel (the hotel is level 5 either way).
+    hotel_after_houses: int = added(4)
+    #: M2: lifting also costs this percent of the mortgage value (rounded up).
+    mortgage_interest_percent: int = added(0)
+    #: M4: a mortgaged property received in a trade or a bankruptcy costs this percent of its
+    #: mortgage value (rounded up) unless lifted at once (None: no such rule).
+    mortgage_transfer_fee_percent: int | None = added(None)
+    #: P10, G9: build, sell buildings, mortgage and lift at any time, also outside one's turn.
+    manage_any_time: bool = added(False)
+    #: P10: when several players want more buildings than the bank holds, they are auctioned.
+    building_auction: bool = added(False)
+    #: D4: properties returned to the bank by a bankruptcy are auctioned at once.
+    bankrupt_auction: bool = added(False)
+    #: D3: a bankrupt player's Get Out of Jail Free cards go to the creditor (False: to the decks).
+    jail_cards_to_creditor: bool = added(False)
+    #: H2: rent is due only when the owner claims it before the next player rolls.
+    rent_claims: bool = added(False)
+    #: H3, H4: deeds dealt to each player at the start, and whether they pay the prices.
+    deal_deeds: int = added(0)
+    deal_deeds_paid: bool = added(False)
+    #: H3, H4: the game ends (H6 valuation) when this many players are bankrupt (None: never).
+    end_after_bankruptcies: int | None = added(None)
+    #: H5: the game ends (H6 valuation) at the first turn end from this game minute on (None: never).
+    time_limit_minutes: int | None = added(None)
 
     def with_changes(self, **changes: Any) -> TableConfig:
         return replace(self, **changes)
 
     def lift_cost(self, price: int) -> int:
         """M2: what lifting the mortgage of a square of this price costs."""
-        return price // 2 + price * self.mortgage_lift_percent_of_price // 100
+        value = price // 2
+        return (
+            value
+            + price * self.mortgage_lift_percent_of_price // 100
+            + -(-value * self.mortgage_interest_percent // 100)
+        )
+
+    def transfer_fee(self, price: int) -> int:
+        """M4: what keeping a received mortgaged square of this price mortgaged costs at once."""
+        return -(-(price // 2) * (self.mortgage_transfer_fee_percent or 0) // 100)
 
     def sale_value(self, house_cost: int) -> int:
         """P8: what one sold building returns."""
@@ -285,7 +340,83 @@ def rule_card(config: TableConfig) -> str:
     return "\n".join(lines)
 
 
-PRESETS = {"classic": classic, "speed": speed, "duel": duel, "team": team, "custom": custom}
+def hasbro(**changes: Any) -> TableConfig:
+    """The printed classic game (seeds 000, 001): B3-B4, C1-C3, H1, and the hasbro rules of
+    J2, J4, P8, P10, M2, M4, A2, T6, D3, D4."""
+    cfg = TableConfig(
+        ruleset="hasbro",
+        mode="hasbro",
+        board=hasbro_board(),
+        chance_deck=hasbro_chance_deck(),
+        min_players=2,
+        max_players=6,  # H1
+        starting_cash=1500,  # H1
+        salary=200,  # G5
+        start_bonus=0,  # G6 is online only
+        jail_fine=50,  # J2, J4
+        rent_while_jailed=True,  # G9
+        builds_per_group_per_turn=None,  # P10: any time, no per-turn limit
+        build_before_roll_only=False,
+        building_sale_percent=50,  # P8
+        mortgage_lift_percent_of_price=0,
+        mortgage_interest_percent=10,  # M2
+        mortgage_expiry_rounds=None,  # M3 is online only
+        auction=AuctionRules(start_at_price=False, min_first_bid=10, increment=1, decliner_excluded=False),  # A2
+        trade=TradeRules(
+            max_proposals_per_turn=None,
+            min_balance_percent=None,
+            mortgaged_tradeable=True,
+            any_time=True,
+            jail_cards=True,
+        ),  # T2, T4, T6
+        casino=CasinoRules(enabled=False),  # 20 is Free Parking (H1)
+        clock=ClockRules(salary_stop_minute=None, tax_start_minute=None),  # E3, E4 are online only
+        chest_deck=hasbro_chest_deck(),
+        cards_to_bottom=True,  # C3
+        house_supply=32,  # P10
+        hotel_supply=12,
+        mortgage_transfer_fee_percent=10,  # M4
+        manage_any_time=True,  # P10, G9
+        building_auction=True,  # P10
+        bankrupt_auction=True,  # D4
+        jail_cards_to_creditor=True,  # D3
+    )
+    return cfg.with_changes(**changes) if changes else cfg
+
+
+def hasbro_short_8(**changes: Any) -> TableConfig:
+    """H3: Short Game, printed revision "8-page": 2 deeds each, paid for; 3 houses to a hotel;
+    the game ends at the second bankruptcy (H6)."""
+    return hasbro(
+        mode="hasbro-short-8", deal_deeds=2, deal_deeds_paid=True, hotel_after_houses=3, end_after_bankruptcies=2
+    ).with_changes(**changes)
+
+
+def hasbro_short_6(**changes: Any) -> TableConfig:
+    """H4: Short Game, printed revision "6-page": 3 deeds each, free; ends at the first bankruptcy (H6)."""
+    return hasbro(mode="hasbro-short-6", deal_deeds=3, end_after_bankruptcies=1).with_changes(**changes)
+
+
+def hasbro_time(time_limit_minutes: int = 60, **changes: Any) -> TableConfig:
+    """H5: Time Limit game: at the agreed game minute the richest player (H6) wins."""
+    if type(time_limit_minutes) is not int or time_limit_minutes < 1:
+        raise ValueError(f"H5: time_limit_minutes must be a whole number of minutes, not {time_limit_minutes!r}")
+    return hasbro(mode="hasbro-time", time_limit_minutes=time_limit_minutes).with_changes(**changes)
+
+
+PRESETS = {
+    "classic": classic,
+    "speed": speed,
+    "duel": duel,
+    "team": team,
+    "custom": custom,
+    "hasbro": hasbro,
+    "hasbro-short-8": hasbro_short_8,
+    "hasbro-short-6": hasbro_short_6,
+    "hasbro-time": hasbro_time,
+}
+#: The preset of each rule set's standard game, and each preset's rule set.
+RULESETS = {"online": "classic", "hasbro": "hasbro"}
 
 
 def preset(name: str, **changes: Any) -> TableConfig:

@@ -290,3 +290,93 @@ class MrMonopolyMoved(Event):
 
     seat: int
     square: int
+
+
+# -- the hasbro rule set -------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class DeedsDealt(Event):
+    """H3, H4: deeds dealt at the start; each player pays `prices` (all 0 when free)."""
+
+    squares: tuple[int, ...]
+    owners: tuple[int, ...]
+    prices: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class DiceThrown(Event):
+    """C1: the nearest-utility card's own throw of the dice (not a move, not doubles)."""
+
+    seat: int
+    d1: int
+    d2: int
+
+
+@dataclass(slots=True)
+class MortgageFeeDue(Event):
+    """M4: a mortgaged square was received; the receiver pays `amount` (`Pay`) or lifts it now."""
+
+    seat: int
+    square: int
+    amount: int
+
+
+@dataclass(slots=True)
+class BuildingsSoldDown(Event):
+    """P8: a hotel sold while the bank lacks the houses to break it up: the group goes down
+    evenly to what the bank can supply (`levels` per square, after)."""
+
+    seat: int
+    squares: tuple[int, ...]
+    levels: tuple[int, ...]
+    refund: int
+
+
+@dataclass(slots=True)
+class TradeCardsOffered(Event):
+    """T2 (hasbro): the Get Out of Jail Free cards of the proposal just made."""
+
+    trade_id: int
+    give_cards: tuple[int, ...]
+    take_cards: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class JailCardsTraded(Event):
+    """T2 (hasbro): the cards of an executed trade change hands."""
+
+    trade_id: int
+    proposer: int
+    counterparty: int
+    give_cards: tuple[int, ...]
+    take_cards: tuple[int, ...]
+
+
+@dataclass(slots=True)
+class RentClaimable(Event):
+    """H2: rent the owner may claim until the next player rolls."""
+
+    payer: int
+    owner: int
+    square: int
+    amount: int
+
+
+@dataclass(slots=True)
+class RentClaimed(Event):
+    seat: int  # the owner
+
+
+@dataclass(slots=True)
+class RentClaimLapsed(Event):
+    owner: int
+
+
+@dataclass(slots=True)
+class BuildingPlaced(Event):
+    """P10: a building won at a building auction is put on a square (paid by the bid)."""
+
+    seat: int
+    square: int
+    level: int

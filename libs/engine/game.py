@@ -13,19 +13,21 @@ through `evolve`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from itertools import combinations
 from typing import Any
 
 from . import auction as auctions
 from . import casino, rng
 from .board import Kind
-from .cards import Card, Effect
+from .cards import CHEST_BASE, Card, Effect
 from .commands import (
     AuctionMortgaged,
     Build,
     BuyProperty,
     ChooseBusMove,
     ChooseSquare,
+    ClaimRent,
     Command,
     ConfirmBack,
     DeclineProperty,
@@ -51,19 +53,25 @@ from .events import (
     BoardDealt,
     BuildingBuilt,
     BuildingDemolished,
+    BuildingPlaced,
     BuildingSold,
+    BuildingsSoldDown,
     BusMoveChosen,
     CardDrawn,
     ChoiceOffered,
     ClockAdvanced,
     DeckShuffled,
+    DeedsDealt,
     DiceRolled,
+    DiceThrown,
     Event,
     GameEnded,
     GamePaused,
     GameResumed,
+    JailCardsTraded,
     LeftJail,
     MortgageExpired,
+    MortgageFeeDue,
     MortgageLifted,
     Moved,
     MrMonopolyMoved,
@@ -77,11 +85,15 @@ from .events import (
     PropertyMortgaged,
     PurchaseDeclined,
     PurchaseOffered,
+    RentClaimable,
+    RentClaimed,
+    RentClaimLapsed,
     ResumeScheduled,
     SentToJail,
     SquareChosen,
     TableCreated,
     TimedOut,
+    TradeCardsOffered,
     TurnEnded,
     TurnOrderSet,
     TurnStarted,
@@ -103,7 +115,7 @@ from .trade import (
 
 JAIL_SQUARE = 10
 # Module-level aliases of enum members used on hot paths (a member lookup is slow on Python 3.11).
-_PROPERTY, _RAILROAD, _UTILITY, _TAX, _CHANCE, _CASINO, _GO_TO_JAIL = (
+_PROPERTY, _RAILROAD, _UTILITY, _TAX, _CHANCE, _CASINO, _GO_TO_JAIL, _CHEST = (
     Kind.PROPERTY,
     Kind.RAILROAD,
     Kind.UTILITY,
@@ -111,7 +123,13 @@ _PROPERTY, _RAILROAD, _UTILITY, _TAX, _CHANCE, _CASINO, _GO_TO_JAIL = (
     Kind.CHANCE,
     Kind.CASINO,
     Kind.GO_TO_JAIL,
+    Kind.CHEST,
 )
+_JAIL_FREE, _UTILITY_THROW = Effect.JAIL_FREE, Effect.NEAREST_UTILITY_THROW
+#: Auctions that start at the printed price whatever the rule set (M3, X3); others follow A1/A2.
+_PRICE_START = frozenset({"mortgage_expired", "owner_sale"})
+#: P10: building auctions, by the level kind they sell (1 a house, 5 a hotel).
+_BUILDING_AUCTIONS = {"house": 1, "hotel": 5}
 #: X6: the speed die's six faces: three numbers, Mr. Monopoly twice, the bus.
 SPEED_MR_MONOPOLY = 4
 SPEED_BUS = 5
@@ -145,6 +163,15 @@ def new_game(config: TableConfig, players: Sequence[str], seed: int) -> tuple[Ta
     ctx.events.append(created)
     ctx.emit(TurnOrderSet(rng.shuffled(range(n), state.rng_seed, state.rng_counter)))  # type: ignore[arg-type]
     ctx.emit(DeckShuffled("chance", rng.shuffled(_deck_ids(config), state.rng_seed, state.rng_counter)))
+    if config.chest_deck:  # C2
+        chest = tuple(card.id for card in config.chest_deck)
+        ctx.emit(DeckShuffled("chest", rng.shuffled(chest, state.rng_seed, state.rng_counter)))
+    if config.deal_deeds:  # H3, H4: so many deeds each, dealt in turn order
+        squares = rng.shuffled(config.board.purchasable, state.rng_seed, state.rng_counter)
+        dealt = squares[: config.deal_deeds * n]
+        owners = tuple(state.order[i % n] for i in range(len(dealt)))
+        prices = tuple(config.board.squares[sq].price if config.deal_deeds_paid else 0 for sq in dealt)
+        ctx.emit(DeedsDealt(dealt, owners, prices))
     if config.deal_board:  # X3: dealt evenly at random, the remainder stays with the bank
         squares = rng.shuffled(config.board.purchasable, state.rng_seed, state.rng_counter)
         each = len(squares) // n
@@ -232,7 +259,7 @@ def legal_commands(state: TableState, seat: int) -> list[Command]:
     if state.paused:
         return [ConfirmBack(seat)] if _passes(state, ConfirmBack(seat)) else []
     if seat != state.actor:
-        return []
+        return _out_of_turn_commands(state, seat)
     phase = state.phase
     candidates: list[Command] = []
     if phase is Phase.PRE_ROLL:
@@ -263,12 +290,29 @@ def legal_commands(state: TableState, seat: int) -> list[Command]:
             candidates += [Demolish(seat, sq) for sq in _demolition_targets(state, seat)]
     elif phase is Phase.POST_ROLL:
         candidates.append(EndTurn(seat))
+    if state.claim:
+        candidates.append(ClaimRent(seat))
+    if phase not in _MANAGE and state.config.manage_any_time:
+        for sq in _owned(state, seat):
+            candidates += [Build(seat, sq), SellBuilding(seat, sq), Mortgage(seat, sq), LiftMortgage(seat, sq)]
     if phase in _LIFT:
         candidates += [AuctionMortgaged(seat, sq) for sq in _owned(state, seat)]
     if phase in _MANAGE:
         for sq in _owned(state, seat):
             candidates += [SellBuilding(seat, sq), Mortgage(seat, sq), LiftMortgage(seat, sq)]
         candidates.append(Surrender(seat))
+    return [command for command in candidates if _passes(state, command)]
+
+
+def _out_of_turn_commands(state: TableState, seat: int) -> list[Command]:
+    """P10, G9 (hasbro: managing property any time) and H2 (claiming rent) for a seat not to act."""
+    cfg = state.config
+    candidates: list[Command] = []
+    if cfg.rent_claims:
+        candidates.append(ClaimRent(seat))
+    if cfg.manage_any_time:
+        for sq in _owned(state, seat):
+            candidates += [Build(seat, sq), SellBuilding(seat, sq), Mortgage(seat, sq), LiftMortgage(seat, sq)]
     return [command for command in candidates if _passes(state, command)]
 
 
@@ -317,6 +361,17 @@ def _actor(state: TableState, seat: int, phases: frozenset[Phase], rule: str = "
         raise RuleViolation(rule, f"seat {state.actor} must act now, not seat {seat}")
     if state.phase not in phases:
         raise RuleViolation(rule, f"not allowed in the {state.phase} phase")
+
+
+def _manager(state: TableState, seat: int, phases: frozenset[Phase], rule: str) -> None:
+    """Who may build, sell, mortgage and lift now: the actor in `phases`, or (P10, G9 hasbro)
+    any active player at any time."""
+    if state.config.manage_any_time:
+        if state.paused:
+            raise RuleViolation("E5", "the game is paused: confirm you are back")
+        _active(state, seat)
+        return
+    _actor(state, seat, phases, rule)
 
 
 def _property(state: TableState, seat: int, square: int, rule: str) -> None:
@@ -374,7 +429,7 @@ def _check_build(state: TableState, cmd: Build) -> None:
     if cfg.build_before_roll_only:
         _actor(state, cmd.seat, _ONLY_PRE_ROLL, rule="P9")
     else:
-        _actor(state, cmd.seat, _MANAGE, rule="P9")
+        _manager(state, cmd.seat, _MANAGE, rule="P9")
     _property(state, cmd.seat, cmd.square, "P5")
     square = cfg.board.squares[cmd.square]
     if square.kind is not Kind.PROPERTY:
@@ -392,12 +447,20 @@ def _check_build(state: TableState, cmd: Build) -> None:
     limit = cfg.builds_per_group_per_turn
     if limit is not None and state.builds.count(square.group) >= limit:
         raise RuleViolation("P9", "one build action per colour group per turn")
+    if cfg.house_supply is not None:
+        kind = 5 if level >= cfg.hotel_after_houses else 1
+        if _won_building(state, cmd.seat, kind) >= 0:
+            return  # P10: placing a building won at auction (paid by the bid)
+        if kind == 5 and state.bank_hotels() < 1:
+            raise RuleViolation("P10", "the bank has no hotel left")
+        if kind == 1 and state.bank_houses() < 1:
+            raise RuleViolation("P10", "the bank has no house left")
     if state.players[cmd.seat].cash < square.house_cost:
         raise RuleViolation("P5", f"a building costs ${square.house_cost}")
 
 
 def _check_sell(state: TableState, cmd: SellBuilding) -> None:
-    _actor(state, cmd.seat, _MANAGE, rule="P8")
+    _manager(state, cmd.seat, _MANAGE, rule="P8")
     _property(state, cmd.seat, cmd.square, "P8")
     level = state.buildings[cmd.square]
     if level == 0:
@@ -409,7 +472,7 @@ def _check_sell(state: TableState, cmd: SellBuilding) -> None:
 
 
 def _check_mortgage(state: TableState, cmd: Mortgage) -> None:
-    _actor(state, cmd.seat, _MANAGE, rule="M1")
+    _manager(state, cmd.seat, _MANAGE, rule="M1")
     _property(state, cmd.seat, cmd.square, "M1")
     if state.mortgaged_round[cmd.square] >= 0:
         raise RuleViolation("M1", "already mortgaged")
@@ -419,7 +482,7 @@ def _check_mortgage(state: TableState, cmd: Mortgage) -> None:
 
 
 def _check_lift(state: TableState, cmd: LiftMortgage) -> None:
-    _actor(state, cmd.seat, _LIFT, rule="M2")
+    _manager(state, cmd.seat, _LIFT, rule="M2")
     _property(state, cmd.seat, cmd.square, "M2")
     if state.mortgaged_round[cmd.square] < 0:
         raise RuleViolation("M2", "not mortgaged")
@@ -444,7 +507,14 @@ def _check_bid(state: TableState, cmd: Command) -> None:
 
 
 def _check_propose(state: TableState, cmd: ProposeTrade) -> None:
-    _actor(state, cmd.seat, _TRADE_WINDOWS, rule="T1")
+    if state.config.trade.any_time:  # T6: any active player, any time but during another proposal
+        if state.paused:
+            raise RuleViolation("E5", "the game is paused: confirm you are back")
+        _active(state, cmd.seat)
+        if state.trade is not None:
+            raise RuleViolation("T6", "another proposal is waiting for its answer")
+    else:
+        _actor(state, cmd.seat, _TRADE_WINDOWS, rule="T1")
     limit = state.config.trade.max_proposals_per_turn
     if limit is not None and state.proposals >= limit:
         raise RuleViolation("T1", f"at most {limit} trade proposals per turn")
@@ -487,6 +557,8 @@ def _check_decline_bet(state: TableState, cmd: casino.DeclineBet) -> None:
 def _do_roll(ctx: _Ctx, cmd: Roll) -> None:
     state = ctx.state
     seat = cmd.seat
+    if state.claim and state.claim[0] != seat:  # H2: the next player rolls, the claim lapses
+        ctx.emit(RentClaimLapsed(state.claim[1]))
     d1, d2 = rng.dice(state.rng_seed, state.rng_counter)
     player = state.players[seat]
     was_in_jail = player.in_jail
@@ -547,14 +619,99 @@ def _do_jail_card(ctx: _Ctx, cmd: UseJailCard) -> None:
 
 def _do_build(ctx: _Ctx, cmd: Build) -> None:
     state = ctx.state
-    square = state.config.board.squares[cmd.square]
-    ctx.emit(BuildingBuilt(cmd.seat, cmd.square, state.buildings[cmd.square] + 1, square.house_cost))
+    cfg = state.config
+    square = cfg.board.squares[cmd.square]
+    level = state.buildings[cmd.square]
+    if cfg.house_supply is None:
+        ctx.emit(BuildingBuilt(cmd.seat, cmd.square, level + 1, square.house_cost))
+        return
+    new = level + 1 if level < cfg.hotel_after_houses else 5  # P7, H3
+    kind = 5 if new == 5 else 1
+    if _won_building(state, cmd.seat, kind) >= 0:  # P10: a building won at auction
+        ctx.emit(BuildingPlaced(cmd.seat, cmd.square, new))
+        return
+    if cfg.building_auction:
+        bidders = _building_bidders(state, cmd.seat, kind)
+        if bidders:
+            _start_auction(
+                ctx, cmd.square, "hotel" if kind == 5 else "house", after=cmd.seat, excluded=BANK, among=bidders
+            )
+            return
+    ctx.emit(BuildingBuilt(cmd.seat, cmd.square, new, square.house_cost))
+
+
+def _won_building(state: TableState, seat: int, kind: int) -> int:
+    """P10: the index of a building of `kind` that `seat` won at auction and has not placed, or -1."""
+    for i, won in enumerate(state.won_buildings):
+        if won == (seat, kind):
+            return i
+    return -1
+
+
+def _building_bidders(state: TableState, seat: int, kind: int) -> tuple[int, ...]:
+    """P10 (decision): a building goes to auction when the bank holds fewer buildings of its kind
+    than there are players who could build one now (the asking player included), and at least
+    two could. Empty: no auction, the building is simply bought."""
+    available = state.bank_hotels() if kind == 5 else state.bank_houses()
+    active = state.active_seats
+    if available >= len(active):
+        return ()
+    wanting = tuple(s for s in active if s == seat or _could_build(state, s, kind))
+    if len(wanting) < 2 or available >= len(wanting):
+        return ()
+    return wanting
+
+
+def _could_build(state: TableState, seat: int, kind: int) -> bool:
+    """P5-P7, P10: `seat` owns a square where a building of `kind` is legal now (cash apart)."""
+    cfg = state.config
+    board = cfg.board
+    for group in range(1, len(board.members)):
+        members = board.members[group]
+        if not state.owns_group(seat, group) or any(state.mortgaged_round[sq] >= 0 for sq in members):
+            continue
+        levels = [state.buildings[sq] for sq in members]
+        low = min(levels)
+        if low >= 5:
+            continue
+        if (5 if low >= cfg.hotel_after_houses else 1) == kind and state.players[
+            seat
+        ].cash >= cfg.auction.min_first_bid:
+            return True
+    return False
 
 
 def _do_sell(ctx: _Ctx, cmd: SellBuilding) -> None:
     state = ctx.state
-    refund = state.config.sale_value(state.config.board.squares[cmd.square].house_cost)
-    ctx.emit(BuildingSold(cmd.seat, cmd.square, state.buildings[cmd.square] - 1, refund))
+    cfg = state.config
+    refund = cfg.sale_value(cfg.board.squares[cmd.square].house_cost)
+    level = state.buildings[cmd.square]
+    if level == 5 and cfg.house_supply is not None:  # P8: the hotel goes back to its houses
+        houses = cfg.hotel_after_houses
+        if state.bank_houses() >= houses:
+            ctx.emit(BuildingSold(cmd.seat, cmd.square, houses, refund))
+        else:
+            _sell_group_down(ctx, cmd.seat, cmd.square)
+        return
+    ctx.emit(BuildingSold(cmd.seat, cmd.square, level - 1, refund))
+
+
+def _sell_group_down(ctx: _Ctx, seat: int, square: int) -> None:
+    """P8 (decision): the bank lacks the houses to break the hotel up, so the whole group goes
+    down evenly to the highest level its houses and the bank's can supply."""
+    state = ctx.state
+    cfg = state.config
+    sq_data = cfg.board.squares[square]
+    members = cfg.board.members[sq_data.group]
+    hotel_rank = cfg.hotel_after_houses + 1
+    held = sum(state.buildings[sq] for sq in members if state.buildings[sq] < 5)
+    houses = state.bank_houses() + held
+    target = min(cfg.hotel_after_houses, houses // len(members))
+    # the sold hotel itself goes below its level even when the bank could supply more to the rest
+    levels = tuple(min(target, state.buildings[sq]) for sq in members)
+    ranks = sum(hotel_rank if state.buildings[sq] == 5 else state.buildings[sq] for sq in members)
+    refund = (ranks - sum(levels)) * cfg.sale_value(sq_data.house_cost)
+    ctx.emit(BuildingsSoldDown(seat, members, levels, refund))
 
 
 def _do_mortgage(ctx: _Ctx, cmd: Mortgage) -> None:
@@ -595,6 +752,8 @@ def _do_propose(ctx: _Ctx, cmd: ProposeTrade) -> None:
     ctx.emit(
         TradeProposed(o.trade_id, o.proposer, o.counterparty, o.give_cash, o.give_squares, o.take_cash, o.take_squares)
     )
+    if o.give_cards or o.take_cards:  # T2 (hasbro)
+        ctx.emit(TradeCardsOffered(o.trade_id, o.give_cards, o.take_cards))
 
 
 def _do_accept(ctx: _Ctx, cmd: AcceptTrade) -> None:
@@ -603,6 +762,32 @@ def _do_accept(ctx: _Ctx, cmd: AcceptTrade) -> None:
     ctx.emit(
         TradeExecuted(o.trade_id, o.proposer, o.counterparty, o.give_cash, o.give_squares, o.take_cash, o.take_squares)
     )
+    _after_trade(ctx, o)
+
+
+def _after_trade(ctx: _Ctx, o: TradeOffer) -> None:
+    """T2: the jail cards of the trade; M4: a fee for every mortgaged square received."""
+    if o.give_cards or o.take_cards:
+        ctx.emit(JailCardsTraded(o.trade_id, o.proposer, o.counterparty, o.give_cards, o.take_cards))
+    state = ctx.state
+    if state.config.mortgage_transfer_fee_percent is not None:
+        for receiver, squares in ((o.counterparty, o.give_squares), (o.proposer, o.take_squares)):
+            for sq in squares:
+                if state.mortgaged_round[sq] >= 0 and not state.finished:
+                    _mortgage_fee(ctx, receiver, sq)
+
+
+def _mortgage_fee(ctx: _Ctx, seat: int, square: int) -> None:
+    """M4: the receiver of a mortgaged square pays the fee (`Pay`) or lifts the mortgage at once."""
+    state = ctx.state
+    fee = state.config.transfer_fee(state.config.board.squares[square].price)
+    if fee <= 0 or state.players[seat].bankrupt:
+        return
+    owed = fee + sum(p.amount for p in state.payments if p.debtor == seat)
+    if state.players[seat].cash < owed and state.raisable(seat) < owed:
+        _bankrupt(ctx, seat, BANK)
+        return
+    ctx.emit(MortgageFeeDue(seat, square, fee))
 
 
 def _do_decline_trade(ctx: _Ctx, cmd: DeclineTrade) -> None:
@@ -711,6 +896,8 @@ def _do_execute_trade(ctx: _Ctx, cmd: ExecuteTrade) -> None:
     ctx.emit(
         TradeExecuted(o.trade_id, o.proposer, o.counterparty, o.give_cash, o.give_squares, o.take_cash, o.take_squares)
     )
+    if ctx.state.config.mortgage_transfer_fee_percent is not None:
+        _after_trade(ctx, o)
 
 
 # -- the speed die, choices and Duel's own-mortgage auction (X3, X6, C4) -------------
@@ -805,6 +992,23 @@ def _mr_monopoly(ctx: _Ctx) -> None:
     if target >= 0:
         _move_to(ctx, seat, target)
         _land(ctx, seat)
+
+
+# -- H2: rent claims ----------------------------------------------------------------------
+
+
+def _check_claim(state: TableState, cmd: ClaimRent) -> None:
+    if state.paused:
+        raise RuleViolation("E5", "the game is paused: confirm you are back")
+    _active(state, cmd.seat)
+    if not state.claim or state.claim[1] != cmd.seat:
+        raise RuleViolation("H2", "no rent is yours to claim now")
+
+
+def _do_claim(ctx: _Ctx, cmd: ClaimRent) -> None:
+    payer, owner, _, amount = ctx.state.claim
+    ctx.emit(RentClaimed(cmd.seat))
+    _charge(ctx, payer, owner, amount, "rent")
 
 
 # -- the clock: ticks, time-outs and pauses (E1-E6) -------------------------------
@@ -1061,7 +1265,16 @@ def _land(ctx: _Ctx, seat: int, card: Card | None = None) -> None:
             and (state.config.rent_while_jailed or not state.players[owner].in_jail)
             and not teammates(state, seat, owner)
         ):
+            if card is not None and card.effect is _UTILITY_THROW:  # C1: throw the dice for this rent
+                ctx.emit(
+                    DiceThrown(
+                        seat, rng.die(state.rng_seed, state.rng_counter), rng.die(state.rng_seed, state.rng_counter + 1)
+                    )
+                )
             due = rent(state, pos, card)
+            if state.config.rent_claims:  # H2: due only if the owner claims it in time
+                ctx.emit(RentClaimable(seat, owner, pos, due))
+                return
             _charge(ctx, seat, owner, due, "rent", bank_share=due * rent_tax_percent(state) // 100)
     elif kind is _TAX:
         _charge(ctx, seat, BANK, square.tax, "tax")
@@ -1077,6 +1290,8 @@ def _land(ctx: _Ctx, seat: int, card: Card | None = None) -> None:
     elif kind is _GO_TO_JAIL:
         ctx.emit(SentToJail(seat, "go_to_jail"))
         _end_turn(ctx)
+    elif kind is _CHEST:
+        _draw_card(ctx, seat, "chest")
 
 
 def rent(state: TableState, square: int, card: Card | None = None) -> int:
@@ -1096,6 +1311,8 @@ def rent(state: TableState, square: int, card: Card | None = None) -> int:
         return board.railroad_rents[count - 1] * (card.multiplier if card else 1)
     count = sum(1 for s in board.utilities if owners[s] == owner)
     multiplier = board.utility_multipliers[-1] if card else board.utility_multipliers[count - 1]
+    if card is not None and card.effect is _UTILITY_THROW:  # C1: ten times the card's own throw
+        return state.throw * multiplier
     return sum(state.dice) * multiplier
 
 
@@ -1119,14 +1336,20 @@ def _charge(
 
 
 def _draw_chance(ctx: _Ctx, seat: int) -> None:
+    _draw_card(ctx, seat, "chance")
+
+
+def _draw_card(ctx: _Ctx, seat: int, deck: str) -> None:
     state = ctx.state
     cfg = state.config
-    if not state.deck:  # C4: reshuffled when empty (kept jail cards stay out)
+    chance = deck == "chance"
+    if not (state.deck if chance else state.chest):  # C4: reshuffled when empty (kept jail cards stay out)
         held = {c for p in state.players for c in p.jail_cards}
-        pile = tuple(c for c in _deck_ids(cfg) if c not in held)
-        ctx.emit(DeckShuffled("chance", rng.shuffled(pile, state.rng_seed, state.rng_counter)))
-    card = cfg.chance_deck[state.deck[0]]
-    ctx.emit(CardDrawn(seat, "chance", card.id))
+        ids = _deck_ids(cfg) if chance else tuple(card.id for card in cfg.chest_deck)
+        pile = tuple(c for c in ids if c not in held)
+        ctx.emit(DeckShuffled(deck, rng.shuffled(pile, state.rng_seed, state.rng_counter)))
+    card = cfg.chance_deck[state.deck[0]] if chance else cfg.chest_deck[state.chest[0] - CHEST_BASE]
+    ctx.emit(CardDrawn(seat, deck, card.id))
     effect = card.effect
     if effect is Effect.BANK_PAYS:
         ctx.emit(BankPaid(seat, card.amount, "card"))
@@ -1148,7 +1371,7 @@ def _draw_chance(ctx: _Ctx, seat: int) -> None:
     elif effect is Effect.GO_TO_JAIL:
         ctx.emit(SentToJail(seat, "card"))
         _end_turn(ctx)
-    elif effect is Effect.NEAREST_RAILROAD or effect is Effect.NEAREST_UTILITY:
+    elif effect is Effect.NEAREST_RAILROAD or effect is Effect.NEAREST_UTILITY or effect is _UTILITY_THROW:
         kind = Kind.RAILROAD if effect is Effect.NEAREST_RAILROAD else Kind.UTILITY
         _move_to(ctx, seat, _nearest(state, state.players[seat].position, kind))
         _land(ctx, seat, card)
@@ -1171,12 +1394,20 @@ def _draw_chance(ctx: _Ctx, seat: int) -> None:
     # JAIL_FREE: kept by the drawer (evolve); nothing else happens.
 
 
-def _start_auction(ctx: _Ctx, square: int, reason: str, after: int, excluded: int, seller: int = BANK) -> None:
+def _start_auction(
+    ctx: _Ctx,
+    square: int,
+    reason: str,
+    after: int,
+    excluded: int,
+    seller: int = BANK,
+    among: tuple[int, ...] = (),
+) -> None:
     state = ctx.state
     order = state.active_seats
     i = order.index(after) if after in order else -1
     rotated = order[i + 1 :] + order[: i + 1]
-    bidders = tuple(s for s in rotated if s != excluded)
+    bidders = tuple(s for s in rotated if s != excluded and (not among or s in among))
     auction_id = state.next_auction_id
     if not bidders:
         settled = auctions.AuctionSettled(auction_id, square, BANK, 0)
@@ -1185,7 +1416,7 @@ def _start_auction(ctx: _Ctx, square: int, reason: str, after: int, excluded: in
         return
     rules = state.config.auction
     price = state.config.board.squares[square].price
-    start = price if rules.start_at_price or reason != "declined" else rules.min_first_bid
+    start = price if rules.start_at_price or reason in _PRICE_START else rules.min_first_bid
     limits: tuple[int, ...] = ()
     bid_ms = 0
     if "auction" in state.config.external:  # what the auction service needs to run it alone
@@ -1207,6 +1438,17 @@ def _after_auction(ctx: _Ctx, settled: auctions.AuctionSettled, reason: str, sel
             _charge(ctx, settled.winner, BANK, settled.price, "auction")  # A3
     if reason == "mortgage_expired":
         _expire_mortgages(ctx)
+    elif reason == "bankrupt":
+        _auction_returned(ctx)
+
+
+def _auction_returned(ctx: _Ctx) -> None:
+    """D4 (hasbro): the next property a bankruptcy returned to the bank goes to auction, every
+    active player bidding from the minimum, starting after the current player."""
+    state = ctx.state
+    if state.auction is not None or state.finished or not state.auction_queue:
+        return
+    _start_auction(ctx, state.auction_queue[0], "bankrupt", after=state.current, excluded=BANK)
 
 
 def _bid_limit(state: TableState, cmd: Command) -> int:
@@ -1253,7 +1495,18 @@ def _bankrupt(ctx: _Ctx, seat: int, creditor: int, cause: str = "debt") -> None:
     """D2-D5: out of the game; the last player (Team 2v2: team) left wins."""
     state = ctx.state
     was_current = seat == state.current
+    cfg = state.config
+    received: tuple[int, ...] = ()
+    if creditor != BANK and cfg.mortgage_transfer_fee_percent is not None:  # M4 follows D3
+        received = tuple(sq for sq in _owned(state, seat) if state.mortgaged_round[sq] >= 0)
     ctx.emit(PlayerBankrupt(seat, creditor, len(state.active_seats), cause))
+    limit = cfg.end_after_bankruptcies
+    if limit is not None and len(state.eliminated) >= limit and not _game_decided(state):
+        _end_by_worth(ctx, "short_game")  # H3, H4: the short game ends here, by worth (H6)
+        return
+    for sq in received:
+        if state.owner[sq] == creditor and state.mortgaged_round[sq] >= 0 and not _game_decided(state):
+            _mortgage_fee(ctx, creditor, sq)
     active = state.active_seats
     if state.auction is not None and not _game_decided(state):  # the bankrupt bidder left an auction
         reason, seller = state.auction.reason, state.auction.seller
@@ -1273,6 +1526,8 @@ def _bankrupt(ctx: _Ctx, seat: int, creditor: int, cause: str = "debt") -> None:
             ctx.emit(GameEnded(active[0], places, "last_player", state.game_ms, state.config.clock.scale))
     elif was_current:
         _end_turn(ctx)
+    if state.auction_queue and not state.finished:  # D4
+        _auction_returned(ctx)
 
 
 def _game_decided(state: TableState) -> bool:
@@ -1299,6 +1554,10 @@ def _end_turn(ctx: _Ctx) -> None:
     cap = state.config.round_cap
     if cap is not None and new_round > cap:
         _end_by_worth(ctx, "round_cap")
+        return
+    limit = state.config.time_limit_minutes
+    if limit is not None and state.game_ms >= limit * 60_000:  # H5: the agreed end time has come
+        _end_by_worth(ctx, "time_limit")
         return
     ctx.emit(TurnStarted(order[nxt % n], new_round))
     _expire_mortgages(ctx)
@@ -1358,7 +1617,10 @@ def _ev_turn_order(s: TableState, e: TurnOrderSet) -> None:
 
 
 def _ev_deck(s: TableState, e: DeckShuffled) -> None:
-    s.deck = list(e.cards)
+    if e.deck == "chance":
+        s.deck = list(e.cards)
+    else:
+        s.chest = list(e.cards)
     s.rng_counter += rng.shuffle_draws(len(e.cards))
 
 
@@ -1454,9 +1716,23 @@ def _restart_turn_timer(s: TableState) -> None:
 
 
 def _ev_card(s: TableState, e: CardDrawn) -> None:
-    card_id = s.deck.pop(0)
-    if s.config.chance_deck[card_id].effect is Effect.JAIL_FREE:
+    if e.deck == "chance":
+        pile = s.deck
+        card_id = pile.pop(0)
+        card = s.config.chance_deck[card_id]
+    else:
+        pile = s.chest
+        card_id = pile.pop(0)
+        card = s.config.chest_deck[card_id - CHEST_BASE]
+    if card.effect is _JAIL_FREE:
         s.players[e.seat].jail_cards.append(card_id)
+    elif s.config.cards_to_bottom:  # C3: to the bottom of its deck
+        pile.append(card_id)
+
+
+def _return_card(s: TableState, card_id: int) -> None:
+    """C3: a Get Out of Jail Free card goes back to the bottom of its own deck."""
+    (s.chest if card_id >= CHEST_BASE else s.deck).append(card_id)
 
 
 def _ev_jailed(s: TableState, e: SentToJail) -> None:
@@ -1473,7 +1749,7 @@ def _ev_left_jail(s: TableState, e: LeftJail) -> None:
     player.in_jail = False
     player.jail_turns = 0
     if e.how == "card":  # C3/C4: the used card goes to the bottom of the pile
-        s.deck.append(player.jail_cards.pop(0))
+        _return_card(s, player.jail_cards.pop(0))
     if e.fine:
         player.cash -= e.fine
         s.bank_in += e.fine
@@ -1502,6 +1778,14 @@ def _ev_lifted(s: TableState, e: MortgageLifted) -> None:
     s.mortgaged_round[e.square] = -1
     s.players[e.seat].cash -= e.cost
     s.bank_in += e.cost
+    payments = s.payments
+    if payments and s.config.mortgage_transfer_fee_percent is not None:  # M4: lifted at once, no fee
+        first = payments[0]
+        s.payments = [p for p in payments if not (p.square == e.square and p.reason == "mortgage_fee")]
+        if s.payments and s.payments[0] is not first:
+            _start_payment_timer(s)
+        if first not in s.payments and first.deadline >= 0:
+            _restart_turn_timer(s)
 
 
 def _ev_expired(s: TableState, e: MortgageExpired) -> None:
@@ -1510,6 +1794,8 @@ def _ev_expired(s: TableState, e: MortgageExpired) -> None:
 
 
 def _ev_auction_started(s: TableState, e: auctions.AuctionStarted) -> None:
+    if s.auction_queue and e.reason == "bankrupt":  # D4
+        s.auction_queue.remove(e.square)
     s.auction = auctions.open_auction(e)
     s.next_auction_id = e.auction_id + 1
     s.bid_deadline = s.clock + s.config.clock.bid_seconds * 1000  # E1, A1
@@ -1523,9 +1809,12 @@ def _ev_auction_move(s: TableState, e: Event) -> None:
 
 def _ev_auction_settled(s: TableState, e: auctions.AuctionSettled) -> None:
     seller = s.auction.seller if s.auction is not None else BANK
+    reason = s.auction.reason if s.auction is not None else ""
     s.auction = None
     s.next_auction_id = max(s.next_auction_id, e.auction_id + 1)
-    if e.winner != BANK:
+    if e.winner != BANK and reason in _BUILDING_AUCTIONS:  # P10: a building to place, not a square
+        s.won_buildings.append((e.winner, _BUILDING_AUCTIONS[reason]))
+    elif e.winner != BANK:
         s.owner[e.square] = e.winner
         if seller != BANK:  # X3: sold out of its mortgage
             s.mortgaged_round[e.square] = -1
@@ -1594,7 +1883,8 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
         level = s.buildings[sq]
         if level:
             if to_player:
-                refund = level * cfg.sale_value(cfg.board.squares[sq].house_cost)
+                levels = cfg.hotel_after_houses + 1 if level == 5 else level
+                refund = levels * cfg.sale_value(cfg.board.squares[sq].house_cost)
                 player.cash += refund
                 s.bank_out += refund
             s.buildings[sq] = 0
@@ -1603,13 +1893,23 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
         else:
             s.owner[sq] = BANK
             s.mortgaged_round[sq] = -1
+            if cfg.bankrupt_auction:  # D4: auctioned at once
+                s.auction_queue.append(sq)
     if to_player:
         s.players[e.creditor].cash += player.cash
     else:
         s.bank_in += player.cash
     player.cash = 0
-    s.deck.extend(player.jail_cards)
+    if to_player and cfg.jail_cards_to_creditor:  # D3 (hasbro)
+        s.players[e.creditor].jail_cards.extend(player.jail_cards)
+    else:
+        for card_id in player.jail_cards:
+            _return_card(s, card_id)
     player.jail_cards.clear()
+    if s.won_buildings:  # P10: unplaced buildings go back to the bank
+        s.won_buildings = [w for w in s.won_buildings if w[0] != e.seat]
+    if s.claim and e.seat in (s.claim[0], s.claim[1]):
+        s.claim = ()
     player.bankrupt = True
     player.in_jail = False
     player.place = e.place
@@ -1714,6 +2014,60 @@ def _ev_mr_monopoly(s: TableState, e: MrMonopolyMoved) -> None:
     s.mr_monopoly = False
 
 
+def _ev_deeds_dealt(s: TableState, e: DeedsDealt) -> None:
+    for sq, seat, price in zip(e.squares, e.owners, e.prices, strict=True):
+        s.owner[sq] = seat
+        s.players[seat].cash -= price
+        s.bank_in += price
+    s.rng_counter += rng.shuffle_draws(len(s.config.board.purchasable))
+
+
+def _ev_dice_thrown(s: TableState, e: DiceThrown) -> None:
+    s.rng_counter += 2
+    s.throw = e.d1 + e.d2
+
+
+def _ev_fee_due(s: TableState, e: MortgageFeeDue) -> None:
+    s.payments.append(Payment(e.seat, BANK, e.amount, "mortgage_fee", square=e.square))
+    if len(s.payments) == 1:
+        _start_payment_timer(s)
+
+
+def _ev_sold_down(s: TableState, e: BuildingsSoldDown) -> None:
+    for sq, level in zip(e.squares, e.levels, strict=True):
+        s.buildings[sq] = level
+    s.players[e.seat].cash += e.refund
+    s.bank_out += e.refund
+
+
+def _ev_cards_offered(s: TableState, e: TradeCardsOffered) -> None:
+    if s.trade is not None:
+        s.trade = replace(s.trade, give_cards=e.give_cards, take_cards=e.take_cards)
+
+
+def _ev_cards_traded(s: TableState, e: JailCardsTraded) -> None:
+    p, o = s.players[e.proposer], s.players[e.counterparty]
+    for card_id in e.give_cards:
+        p.jail_cards.remove(card_id)
+        o.jail_cards.append(card_id)
+    for card_id in e.take_cards:
+        o.jail_cards.remove(card_id)
+        p.jail_cards.append(card_id)
+
+
+def _ev_claimable(s: TableState, e: RentClaimable) -> None:
+    s.claim = (e.payer, e.owner, e.square, e.amount)
+
+
+def _ev_claim_closed(s: TableState, e: Event) -> None:
+    s.claim = ()
+
+
+def _ev_building_placed(s: TableState, e: BuildingPlaced) -> None:
+    s.buildings[e.square] = e.level
+    s.won_buildings.remove((e.seat, 5 if e.level == 5 else 1))
+
+
 def _ev_game_ended(s: TableState, e: GameEnded) -> None:
     s.finished = True
     s.winner = e.winner
@@ -1772,6 +2126,16 @@ _EVOLVE: dict[type, Callable[[TableState, Any], None]] = {
     SquareChosen: _ev_choice_made,
     BuildingDemolished: _ev_demolished,
     MrMonopolyMoved: _ev_mr_monopoly,
+    DeedsDealt: _ev_deeds_dealt,
+    DiceThrown: _ev_dice_thrown,
+    MortgageFeeDue: _ev_fee_due,
+    BuildingsSoldDown: _ev_sold_down,
+    TradeCardsOffered: _ev_cards_offered,
+    JailCardsTraded: _ev_cards_traded,
+    RentClaimable: _ev_claimable,
+    RentClaimed: _ev_claim_closed,
+    RentClaimLapsed: _ev_claim_closed,
+    BuildingPlaced: _ev_building_placed,
 }
 
 _RULES: dict[type, tuple[Callable[[TableState, Any], None], Callable[[_Ctx, Any], None]]] = {
@@ -1805,6 +2169,7 @@ _RULES: dict[type, tuple[Callable[[TableState, Any], None], Callable[[_Ctx, Any]
     auctions.SettleAuction: (_check_settle_auction, _do_settle_auction),
     casino.SettleBet: (_check_settle_bet, _do_settle_bet),
     ExecuteTrade: (_check_execute_trade, _do_execute_trade),
+    ClaimRent: (_check_claim, _do_claim),
 }
 
 #: Results of sub-protocols run by services: the platform sends them, a player's token never may.

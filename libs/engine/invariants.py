@@ -54,13 +54,27 @@ def check_invariants(state: TableState, events_applied: int | None = None) -> No
             fail(f"group {group} has buildings but {len(owners)} owners")
         if any(state.mortgaged_round[sq] >= 0 for sq in members):
             fail(f"group {group} has buildings and a mortgage")
-        if cfg.even_build and max(levels) - min(levels) > 1:
+        hotel = cfg.hotel_after_houses + 1  # H3: a hotel stands one step above the last house
+        ranks = [hotel if level == 5 else level for level in levels]
+        if cfg.even_build and max(ranks) - min(ranks) > 1:
             fail(f"group {group} built unevenly: {levels}")
+        if any(cfg.hotel_after_houses < level < 5 for level in levels):
+            fail(f"group {group} has more houses than a hotel needs: {levels}")
 
-    # Cards: the pile and the held cards never hold a card twice.
-    cards = list(state.deck) + [c for p in players for c in p.jail_cards]
+    # P10: never more houses and hotels on the board (or won and not yet placed) than the bank had.
+    if cfg.house_supply is not None and state.bank_houses() < 0:
+        fail(f"{cfg.house_supply - state.bank_houses()} houses out, the bank had {cfg.house_supply}")
+    if cfg.hotel_supply is not None and state.bank_hotels() < 0:
+        fail(f"{cfg.hotel_supply - state.bank_hotels()} hotels out, the bank had {cfg.hotel_supply}")
+
+    # Cards: the piles and the held cards never hold a card twice; C3: nor lose one.
+    cards = list(state.deck) + list(state.chest) + [c for p in players for c in p.jail_cards]
     if len(cards) != len(set(cards)):
-        fail("a chance card is in two places")
+        fail("a card is in two places")
+    if cfg.cards_to_bottom:
+        every = sorted(c.id for c in (*cfg.chance_deck, *cfg.chest_deck))
+        if sorted(cards) != every:
+            fail("a card is missing from its deck and from the players' hands")
 
     if events_applied is not None and state.seq != events_applied:
         fail(f"seq {state.seq} but {events_applied} events applied")

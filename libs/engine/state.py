@@ -82,6 +82,8 @@ class Payment:
     bank_share: int = 0
     #: D1, E1: game ms by which a debt must be settled; -1: the payment runs on the turn timer.
     deadline: int = -1
+    #: M4: the mortgaged square a "mortgage_fee" payment is for (lifting it instead cancels the fee).
+    square: int = -1
 
 
 @dataclass(slots=True)
@@ -123,6 +125,9 @@ class TradeOffer:
     give_squares: tuple[int, ...]
     take_cash: int
     take_squares: tuple[int, ...]
+    #: T2 (hasbro): Get Out of Jail Free cards (their ids) on each side.
+    give_cards: tuple[int, ...] = ()
+    take_cards: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)
@@ -178,6 +183,15 @@ class TableState:
     choice: str = ""  # "bus" | "triple" | "demolish" while the player chooses
     speed: int = 0  # the speed die of the last roll
     mr_monopoly: bool = False  # X6: the Mr. Monopoly move is still to come this roll
+    # -- the hasbro rule set ------------------------------------------------------------
+    chest: list[int] = field(default_factory=list)  # C2: Community Chest draw pile, top first
+    throw: int = 0  # C1: the dice sum of the nearest-utility card's own throw
+    auction_queue: list[int] = field(default_factory=list)  # D4: returned squares still to auction
+    #: P10: buildings won at a building auction and not yet placed, as (seat, level kind) pairs:
+    #: kind 1 a house, 5 a hotel.
+    won_buildings: list[tuple[int, int]] = field(default_factory=list)
+    #: H2: the rent the owner may still claim: (payer, owner, square, amount); empty when none.
+    claim: tuple[int, ...] = ()
 
     # -- derived -----------------------------------------------------------
     @property
@@ -240,12 +254,14 @@ class TableState:
     def raisable(self, seat: int) -> int:
         """D2: cash plus everything selling buildings and mortgaging could raise."""
         cfg = self.config
+        hotel = cfg.hotel_after_houses + 1  # a hotel is bought with this many building costs (P7, H3)
         total = self.players[seat].cash
         for sq in cfg.board.purchasable:
             if self.owner[sq] != seat:
                 continue
             square = cfg.board.squares[sq]
-            total += self.buildings[sq] * cfg.sale_value(square.house_cost)
+            level = self.buildings[sq]
+            total += (hotel if level == 5 else level) * cfg.sale_value(square.house_cost)
             if self.mortgaged_round[sq] < 0:
                 total += square.mortgage_value
         return total
@@ -253,13 +269,33 @@ class TableState:
     def net_worth(self, seat: int) -> int:
         """H6 valuation: cash + price (mortgaged: half) + buildings at cost."""
         squares = self.config.board.squares
+        hotel = self.config.hotel_after_houses + 1
         total = self.players[seat].cash
         for sq in self.config.board.purchasable:
             if self.owner[sq] == seat:
                 s = squares[sq]
                 total += s.price // 2 if self.mortgaged_round[sq] >= 0 else s.price
-                total += self.buildings[sq] * s.house_cost
+                level = self.buildings[sq]
+                total += (hotel if level == 5 else level) * s.house_cost
         return total
+
+    def bank_houses(self) -> int:
+        """P10: houses the bank still holds (a large number when the supply is unlimited)."""
+        supply = self.config.house_supply
+        if supply is None:
+            return 1 << 30
+        buildings = self.buildings
+        hotels = buildings.count(5)
+        won = sum(1 for _, kind in self.won_buildings if kind == 1)
+        return supply - (sum(buildings) - 5 * hotels) - won
+
+    def bank_hotels(self) -> int:
+        """P10: hotels the bank still holds."""
+        supply = self.config.hotel_supply
+        if supply is None:
+            return 1 << 30
+        won = sum(1 for _, kind in self.won_buildings if kind == 5)
+        return supply - self.buildings.count(5) - won
 
     def copy(self) -> TableState:
         """An independent copy (the config and other frozen values are shared)."""

@@ -24,6 +24,9 @@ class ProposeTrade(Command):
     give_squares: tuple[int, ...] = ()
     take_cash: int = 0
     take_squares: tuple[int, ...] = ()
+    #: T2 (hasbro, `TradeRules.jail_cards`): Get Out of Jail Free cards (ids) on each side.
+    give_cards: tuple[int, ...] = ()
+    take_cards: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)
@@ -88,6 +91,8 @@ class TradeDeclined(Event):
 def offer_of(trade_id: int, cmd: ProposeTrade) -> TradeOffer:
     if not isinstance(cmd.give_squares, (tuple, list)) or not isinstance(cmd.take_squares, (tuple, list)):
         raise RuleViolation("T2", "the squares of each side are a list")
+    if not isinstance(cmd.give_cards, (tuple, list)) or not isinstance(cmd.take_cards, (tuple, list)):
+        raise RuleViolation("T2", "the cards of each side are a list")
     return TradeOffer(
         trade_id,
         cmd.seat,
@@ -96,6 +101,8 @@ def offer_of(trade_id: int, cmd: ProposeTrade) -> TradeOffer:
         tuple(cmd.give_squares),
         cmd.take_cash,
         tuple(cmd.take_squares),
+        tuple(cmd.give_cards),
+        tuple(cmd.take_cards),
     )
 
 
@@ -110,16 +117,28 @@ def validate_terms(state: TableState, offer: TradeOffer, teammates: bool = False
     proposer, other = offer.proposer, offer.counterparty
     players = state.players
     numbers = (other, offer.give_cash, offer.take_cash, *offer.give_squares, *offer.take_squares)
+    if offer.give_cards or offer.take_cards:
+        numbers += (*offer.give_cards, *offer.take_cards)
     if any(type(n) is not int for n in numbers):
-        raise RuleViolation("T2", "seats, cash and squares in a trade are whole numbers")
+        raise RuleViolation("T2", "seats, cash, squares and cards in a trade are whole numbers")
     if other == proposer:
         raise RuleViolation("T2", "a trade needs two different players")
     if not 0 <= other < len(players) or players[other].bankrupt:
         raise RuleViolation("T2", f"seat {other} is not an active player")
     if offer.give_cash < 0 or offer.take_cash < 0:
         raise RuleViolation("T2", "cash in a trade cannot be negative")
-    if not (offer.give_cash or offer.take_cash or offer.give_squares or offer.take_squares):
+    cards = offer.give_cards + offer.take_cards
+    if not (offer.give_cash or offer.take_cash or offer.give_squares or offer.take_squares or cards):
         raise RuleViolation("T2", "an empty trade")
+    if cards:  # T2 (hasbro): Get Out of Jail Free cards held by their side
+        if not state.config.trade.jail_cards:
+            raise RuleViolation("T2", "Get Out of Jail Free cards are not traded in this rule set")
+        if len(set(cards)) != len(cards):
+            raise RuleViolation("T2", "a card appears twice in the trade")
+        for side_cards, holder in ((offer.give_cards, proposer), (offer.take_cards, other)):
+            for card in side_cards:
+                if card not in players[holder].jail_cards:
+                    raise RuleViolation("T2", f"seat {holder} holds no Get Out of Jail Free card {card}")
     if offer.give_cash > players[proposer].cash:
         raise RuleViolation("T2", f"seat {proposer} has only ${players[proposer].cash}")
     if offer.take_cash > players[other].cash:

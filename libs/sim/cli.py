@@ -9,8 +9,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bots import BOTS
-from engine import PRESETS
+from bots import BOTS, JAIL_POLICIES
+from engine import PRESETS, RULESETS
 
 from .narrate import play_and_narrate
 from .runner import DEFAULT_ROUND_CAP, DEFAULT_THINK_MS, RunSpec, simulate
@@ -19,6 +19,20 @@ from .runner import DEFAULT_ROUND_CAP, DEFAULT_THINK_MS, RunSpec, simulate
 def _round_cap(text: str) -> int | None:
     value = int(text)
     return None if value <= 0 else value
+
+
+#: Short names of the hasbro presets for `--ruleset hasbro --mode ...`.
+MODE_NAMES = sorted({*PRESETS, "short-8", "short-6", "time"})
+
+
+def preset_name(ruleset: str, mode: str | None) -> str:
+    """The preset a `--ruleset` and `--mode` pair names: the rule set's standard game without a
+    mode, else the mode (a hasbro short name gets its prefix: `short-8` is `hasbro-short-8`)."""
+    standard = RULESETS[ruleset]
+    if mode is None or mode == standard:
+        return standard
+    prefixed = f"{standard}-{mode}"
+    return prefixed if mode not in PRESETS and prefixed in PRESETS else mode
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,7 +44,14 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--players", type=int, default=4, help="players per game (default 4)")
     sim.add_argument("--seed", type=int, default=0, help="run seed: same seed, same games (default 0)")
     sim.add_argument("--bots", choices=sorted(BOTS), default="heuristic", help="bot kind (default heuristic)")
-    sim.add_argument("--mode", choices=sorted(PRESETS), default="classic", help="table preset (default classic)")
+    sim.add_argument("--ruleset", choices=sorted(RULESETS), default="online", help="online or hasbro (default online)")
+    sim.add_argument(
+        "--mode",
+        choices=MODE_NAMES,
+        default=None,
+        help="table preset (default: the rule set's standard game, classic or hasbro); "
+        "hasbro's variants: short-8, short-6, time",
+    )
     sim.add_argument(
         "--round-cap",
         type=_round_cap,
@@ -53,12 +74,25 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--workers", type=int, default=1, help="processes (default 1; 0 = one per core)")
     sim.add_argument("--json", action="store_true", help="print one JSON object on stdout")
     sim.add_argument("--no-hash", action="store_true", help="skip the events hash (measures the engine alone)")
+    sim.add_argument(
+        "--landing-stats",
+        action="store_true",
+        help="count where every dice roll leaves the token: shares of squares 0-39 and jail (`landing`)",
+    )
+    sim.add_argument(
+        "--jail-policy",
+        choices=JAIL_POLICIES,
+        default=None,
+        help="how bots leave jail: pay (at once) or wait (for doubles, to the third failure); "
+        "default: their own judgement",
+    )
 
     play = sub.add_parser("play", help="play one table of bots, printing each turn")
     play.add_argument("--players", type=int, default=4)
     play.add_argument("--seed", type=int, default=1)
     play.add_argument("--bots", choices=sorted(BOTS), default="heuristic")
-    play.add_argument("--mode", choices=sorted(PRESETS), default="classic")
+    play.add_argument("--ruleset", choices=sorted(RULESETS), default="online")
+    play.add_argument("--mode", choices=MODE_NAMES, default=None)
     play.add_argument("--round-cap", type=_round_cap, default=DEFAULT_ROUND_CAP)
     play.add_argument("--think-seconds", type=float, default=DEFAULT_THINK_MS / 1000)
     play.add_argument("--delay", type=float, default=0.0, help="seconds to pause after each turn")
@@ -88,7 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _platform(args)
         if args.command == "play":
             think_ms = int(args.think_seconds * 1000)
-            return play_and_narrate(args.mode, args.players, args.seed, args.bots, args.round_cap, args.delay, think_ms)
+            mode = preset_name(args.ruleset, args.mode)
+            return play_and_narrate(mode, args.players, args.seed, args.bots, args.round_cap, args.delay, think_ms)
         return _simulate(args)
     except BrokenPipeError:  # `monopoly play | head`: the reader left, which is fine
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -123,28 +158,34 @@ def _simulate(args: argparse.Namespace) -> int:
         print("monopoly simulate: --games must be at least 1", file=sys.stderr)
         return 2
     workers = args.workers or os.cpu_count() or 1
+    mode = preset_name(args.ruleset, args.mode)
     spec = RunSpec(
         games=args.games,
         players=args.players,
         seed=args.seed,
         bots=args.bots,
-        mode=args.mode,
+        mode=mode,
         round_cap=args.round_cap,
         hash_events=not args.no_hash,
         think_ms=int(args.think_seconds * 1000),
         leave_rate=args.leave_rate,
+        landing_stats=args.landing_stats,
+        jail_policy=args.jail_policy,
     )
     try:
         config = spec.config()
     except (TypeError, ValueError) as exc:
         print(f"monopoly simulate: {exc}", file=sys.stderr)
         return 2
+    if config.ruleset != args.ruleset:
+        print(f"monopoly simulate: {mode} is a preset of the {config.ruleset} rule set", file=sys.stderr)
+        return 2
     if args.think_seconds < 0 or not 0 <= args.leave_rate <= 1:
         print("monopoly simulate: --think-seconds must be >= 0 and --leave-rate from 0 to 1", file=sys.stderr)
         return 2
     if not config.min_players <= args.players <= config.max_players:
         print(
-            f"monopoly simulate: {args.mode} takes {config.min_players}-{config.max_players} players",
+            f"monopoly simulate: {mode} takes {config.min_players}-{config.max_players} players",
             file=sys.stderr,
         )
         return 2
@@ -157,7 +198,7 @@ def _simulate(args: argparse.Namespace) -> int:
             print(f"  {done}/{total} games", end=end, file=sys.stderr, flush=True)
 
     print(
-        f"simulating {args.games} {args.mode} games of {args.players} {args.bots} bots "
+        f"simulating {args.games} {mode} games of {args.players} {args.bots} bots "
         f"(seed {args.seed}, {workers} worker(s))",
         file=sys.stderr,
     )
@@ -194,6 +235,12 @@ def _print_summary(s: dict[str, object]) -> None:
     width = max(len(k) for k, _ in rows)
     for key, value in rows:
         print(f"{key:<{width}}  {value}")
+    landing = s.get("landing")
+    if isinstance(landing, dict):
+        print(f"\nlanding shares, % of {s['landing_rolls']:,} dice rolls (jail policy: {s['jail_policy'] or 'bots'})")
+        for key, share in landing.items():
+            label = "in jail" if key == "jail" else f"square {key}"
+            print(f"  {label:<10} {share:7.3f}")
 
 
 if __name__ == "__main__":

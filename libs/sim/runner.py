@@ -7,6 +7,7 @@ hash over all games is the same byte for byte.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import random
 import statistics
@@ -20,11 +21,13 @@ import orjson
 
 from bots import make_bot
 from engine import (
+    ClaimRent,
     ConfirmBack,
     Event,
     PlayerBankrupt,
     Roll,
     TableConfig,
+    TableCreated,
     TableState,
     Tick,
     TurnTimedOut,
@@ -40,6 +43,11 @@ DEFAULT_ROUND_CAP = 500
 #: A bot thinks this long per decision on the virtual clock (a person takes a few seconds).
 DEFAULT_THINK_MS = 3000
 _CAUSES = ("debt", "surrender", "timeout")
+#: End reasons of a game the rules ended (not the round cap): D5, X4, H3/H4, H5.
+RULE_ENDS = frozenset({"last_player", "last_team", "short_game", "time_limit"})
+#: Landing statistics: squares 0-39, then "in jail" apart from square 10 (just visiting).
+JAIL_STATE = 40
+LANDING_KEYS = (*(str(i) for i in range(40)), "jail")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +66,8 @@ class GameResult:
     bankruptcies: tuple[int, int, int]  # by cause: debt, surrender, timeout
     events: int
     events_hash: str
+    #: Landing statistics (`RunSpec.landing_stats`): observations per square 0-39 and jail (40).
+    landing: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +83,10 @@ class RunSpec:
     think_ms: int = DEFAULT_THINK_MS
     #: Chance per decision that a player walks away for good (its turns then time out, E2).
     leave_rate: float = 0.0
+    #: Count where each dice roll leaves the token (the landing statistics).
+    landing_stats: bool = False
+    #: The bots' way out of jail: "pay" (at once) or "wait" (for doubles); None: their own.
+    jail_policy: str | None = None
 
     def config(self) -> TableConfig:
         return preset(self.mode, round_cap=self.round_cap)
@@ -83,8 +97,28 @@ def game_seed(run_seed: int, index: int) -> int:
 
 
 def event_bytes(event: Event) -> bytes:
-    """A canonical encoding of one event for hashing."""
+    """A canonical encoding of one event for hashing.
+
+    `TableCreated` leaves out the config fields added for later rule sets while they hold their
+    default (`engine.config.added`), so the hash of a game does not change when the config grows.
+    """
+    if type(event) is TableCreated:
+        return b"TableCreated" + orjson.dumps(_without_added_defaults(event))
     return type(event).__name__.encode() + orjson.dumps(event)
+
+
+def _without_added_defaults(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {}
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name)
+            if f.metadata.get("added") and item == f.default:
+                continue
+            out[f.name] = _without_added_defaults(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_without_added_defaults(v) for v in value]
+    return value
 
 
 def play_game(
@@ -97,6 +131,8 @@ def play_game(
     max_commands: int = 200_000,
     think_ms: int = 0,
     leave_rate: float = 0.0,
+    landing_stats: bool = False,
+    jail_policy: str | None = None,
 ) -> tuple[TableState, GameResult]:
     """Play one game to its end; `on_events` sees every command's events.
 
@@ -104,9 +140,19 @@ def play_game(
     clock moves on by the bot's thinking time (a `Tick`), so timers, the salary
     stop and the rent tax apply. A player who left is never asked again; the
     clock jumps to its deadlines instead.
+
+    With `landing_stats`, every dice roll is one observation: where the roller's token rests
+    once that roll's move is fully resolved (cards, Go To Jail, a forced fine's move), in jail
+    counted apart from square 10.
     """
     state, events = new_game(config, [f"{bots}-{i}" for i in range(players)], seed)
     seat_bots = [make_bot(bots, draw(seed, 1000 + i)) for i in range(players)]
+    if jail_policy is not None:
+        for bot in seat_bots:
+            bot.jail_policy = jail_policy  # type: ignore[attr-defined]
+    landing = [0] * (JAIL_STATE + 1) if landing_stats else None
+    rolling = -1  # the seat whose roll is still being resolved
+    claims = config.rent_claims
     chance = random.Random(draw(seed, 999))
     gone = [False] * players
     digest = hashlib.blake2b(digest_size=16)
@@ -161,13 +207,18 @@ def play_game(
         commands += 1
         if type(command) is Roll:
             rolls += 1
+            rolling = seat
         record(new)
+        if landing is not None and rolling >= 0:
+            rolling = _observe(state, rolling, landing)
+        if claims and state.claim and not state.finished:  # H2: the owner always claims in time
+            record(apply(state, ClaimRent(state.claim[1])))
         if commands >= max_commands:
             raise RuntimeError(f"game seed {seed} did not end within {max_commands} commands")
     return state, GameResult(
         index=-1,
         seed=seed,
-        finished=state.end_reason in ("last_player", "last_team"),
+        finished=state.end_reason in RULE_ENDS,
         reason=state.end_reason,
         winner=state.winner,
         rounds=state.round,
@@ -179,7 +230,19 @@ def play_game(
         bankruptcies=(causes[0], causes[1], causes[2]),
         events=n_events,
         events_hash=digest.hexdigest() if hash_events else "",
+        landing=tuple(landing) if landing is not None else (),
     )
+
+
+def _observe(state: TableState, seat: int, landing: list[int]) -> int:
+    """Count the roll of `seat` once its move is resolved; the seat still rolling, or -1."""
+    player = state.players[seat]
+    if player.bankrupt:
+        return -1  # out of the game before the move ended: no observation
+    if state.choice or any(p.then_move and p.debtor == seat for p in state.payments):
+        return seat  # J4's forced fine (or a choice) still holds the move
+    landing[JAIL_STATE if player.in_jail else player.position] += 1
+    return -1
 
 
 def _play_indexed(args: tuple[RunSpec, int]) -> GameResult:
@@ -193,6 +256,8 @@ def _play_indexed(args: tuple[RunSpec, int]) -> GameResult:
         hash_events=spec.hash_events,
         think_ms=spec.think_ms,
         leave_rate=spec.leave_rate,
+        landing_stats=spec.landing_stats,
+        jail_policy=spec.jail_policy,
     )
     return GameResult(index, *[getattr(result, f) for f in GameResult.__slots__[1:]])
 
@@ -229,6 +294,12 @@ class Summary:
         for g in r:
             digest.update(g.events_hash.encode())
         elapsed = self.elapsed_s or 1e-9
+        landing: dict[str, Any] = {}
+        if self.spec.landing_stats:
+            counts = [sum(g.landing[i] for g in r) for i in range(JAIL_STATE + 1)]
+            total = sum(counts)
+            shares = {k: round(100 * c / total, 4) if total else 0.0 for k, c in zip(LANDING_KEYS, counts, strict=True)}
+            landing = {"landing": shares, "landing_rolls": total, "jail_policy": self.spec.jail_policy}
         return {
             "games": games,
             "players": self.spec.players,
@@ -258,6 +329,7 @@ class Summary:
             "player_turns_per_s": round(player_turns / elapsed, 1),
             "rolls_per_s": round(sum(g.rolls for g in r) / elapsed, 1),
             "events_per_s": round(events / elapsed, 1),
+            **landing,
         }
 
 
@@ -298,6 +370,8 @@ def simulate(spec: RunSpec, workers: int = 1, progress: Callable[[int, int], Non
 __all__ = [
     "DEFAULT_ROUND_CAP",
     "DEFAULT_THINK_MS",
+    "LANDING_KEYS",
+    "RULE_ENDS",
     "TIMING_KEYS",
     "GameResult",
     "RunSpec",

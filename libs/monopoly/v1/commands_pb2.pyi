@@ -60,6 +60,12 @@ class ChooseSquare(_message.Message):
     square: int
     def __init__(self, seat: _Optional[int] = ..., square: _Optional[int] = ...) -> None: ...
 
+class ClaimRent(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
 class ConfirmBack(_message.Message):
     __slots__ = ("seat",)
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -163,20 +169,24 @@ class PlaceBet(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., numbers: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ProposeTrade(_message.Message):
-    __slots__ = ("seat", "counterparty", "give_cash", "give_squares", "take_cash", "take_squares")
+    __slots__ = ("seat", "counterparty", "give_cash", "give_squares", "take_cash", "take_squares", "give_cards", "take_cards")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     COUNTERPARTY_FIELD_NUMBER: _ClassVar[int]
     GIVE_CASH_FIELD_NUMBER: _ClassVar[int]
     GIVE_SQUARES_FIELD_NUMBER: _ClassVar[int]
     TAKE_CASH_FIELD_NUMBER: _ClassVar[int]
     TAKE_SQUARES_FIELD_NUMBER: _ClassVar[int]
+    GIVE_CARDS_FIELD_NUMBER: _ClassVar[int]
+    TAKE_CARDS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     counterparty: int
     give_cash: int
     give_squares: _containers.RepeatedScalarFieldContainer[int]
     take_cash: int
     take_squares: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, seat: _Optional[int] = ..., counterparty: _Optional[int] = ..., give_cash: _Optional[int] = ..., give_squares: _Optional[_Iterable[int]] = ..., take_cash: _Optional[int] = ..., take_squares: _Optional[_Iterable[int]] = ...) -> None: ...
+    give_cards: _containers.RepeatedScalarFieldContainer[int]
+    take_cards: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, seat: _Optional[int] = ..., counterparty: _Optional[int] = ..., give_cash: _Optional[int] = ..., give_squares: _Optional[_Iterable[int]] = ..., take_cash: _Optional[int] = ..., take_squares: _Optional[_Iterable[int]] = ..., give_cards: _Optional[_Iterable[int]] = ..., take_cards: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class RequestPause(_message.Message):
     __slots__ = ("seat",)
@@ -253,7 +263,7 @@ class VotePause(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., yes: _Optional[bool] = ...) -> None: ...
 
 class CommandPayload(_message.Message):
-    __slots__ = ("accept_trade", "auction_mortgaged", "bid", "build", "buy_property", "choose_bus_move", "choose_square", "confirm_back", "decline_bet", "decline_property", "decline_trade", "demolish", "end_turn", "execute_trade", "lift_mortgage", "mortgage", "pass_bid", "pay", "pay_jail_fine", "place_bet", "propose_trade", "request_pause", "roll", "sell_building", "settle_auction", "settle_bet", "surrender", "tick", "use_jail_card", "vote_pause")
+    __slots__ = ("accept_trade", "auction_mortgaged", "bid", "build", "buy_property", "choose_bus_move", "choose_square", "claim_rent", "confirm_back", "decline_bet", "decline_property", "decline_trade", "demolish", "end_turn", "execute_trade", "lift_mortgage", "mortgage", "pass_bid", "pay", "pay_jail_fine", "place_bet", "propose_trade", "request_pause", "roll", "sell_building", "settle_auction", "settle_bet", "surrender", "tick", "use_jail_card", "vote_pause")
     ACCEPT_TRADE_FIELD_NUMBER: _ClassVar[int]
     AUCTION_MORTGAGED_FIELD_NUMBER: _ClassVar[int]
     BID_FIELD_NUMBER: _ClassVar[int]
@@ -261,6 +271,7 @@ class CommandPayload(_message.Message):
     BUY_PROPERTY_FIELD_NUMBER: _ClassVar[int]
     CHOOSE_BUS_MOVE_FIELD_NUMBER: _ClassVar[int]
     CHOOSE_SQUARE_FIELD_NUMBER: _ClassVar[int]
+    CLAIM_RENT_FIELD_NUMBER: _ClassVar[int]
     CONFIRM_BACK_FIELD_NUMBER: _ClassVar[int]
     DECLINE_BET_FIELD_NUMBER: _ClassVar[int]
     DECLINE_PROPERTY_FIELD_NUMBER: _ClassVar[int]
@@ -291,6 +302,7 @@ class CommandPayload(_message.Message):
     buy_property: BuyProperty
     choose_bus_move: ChooseBusMove
     choose_square: ChooseSquare
+    claim_rent: ClaimRent
     confirm_back: ConfirmBack
     decline_bet: DeclineBet
     decline_property: DeclineProperty
@@ -314,4 +326,4 @@ class CommandPayload(_message.Message):
     tick: Tick
     use_jail_card: UseJailCard
     vote_pause: VotePause
-    def __init__(self, accept_trade: _Optional[_Union[AcceptTrade, _Mapping]] = ..., auction_mortgaged: _Optional[_Union[AuctionMortgaged, _Mapping]] = ..., bid: _Optional[_Union[Bid, _Mapping]] = ..., build: _Optional[_Union[Build, _Mapping]] = ..., buy_property: _Optional[_Union[BuyProperty, _Mapping]] = ..., choose_bus_move: _Optional[_Union[ChooseBusMove, _Mapping]] = ..., choose_square: _Optional[_Union[ChooseSquare, _Mapping]] = ..., confirm_back: _Optional[_Union[ConfirmBack, _Mapping]] = ..., decline_bet: _Optional[_Union[DeclineBet, _Mapping]] = ..., decline_property: _Optional[_Union[DeclineProperty, _Mapping]] = ..., decline_trade: _Optional[_Union[DeclineTrade, _Mapping]] = ..., demolish: _Optional[_Union[Demolish, _Mapping]] = ..., end_turn: _Optional[_Union[EndTurn, _Mapping]] = ..., execute_trade: _Optional[_Union[ExecuteTrade, _Mapping]] = ..., lift_mortgage: _Optional[_Union[LiftMortgage, _Mapping]] = ..., mortgage: _Optional[_Union[Mortgage, _Mapping]] = ..., pass_bid: _Optional[_Union[PassBid, _Mapping]] = ..., pay: _Optional[_Union[Pay, _Mapping]] = ..., pay_jail_fine: _Optional[_Union[PayJailFine, _Mapping]] = ..., place_bet: _Optional[_Union[PlaceBet, _Mapping]] = ..., propose_trade: _Optional[_Union[ProposeTrade, _Mapping]] = ..., request_pause: _Optional[_Union[RequestPause, _Mapping]] = ..., roll: _Optional[_Union[Roll, _Mapping]] = ..., sell_building: _Optional[_Union[SellBuilding, _Mapping]] = ..., settle_auction: _Optional[_Union[SettleAuction, _Mapping]] = ..., settle_bet: _Optional[_Union[SettleBet, _Mapping]] = ..., surrender: _Optional[_Union[Surrender, _Mapping]] = ..., tick: _Optional[_Union[Tick, _Mapping]] = ..., use_jail_card: _Optional[_Union[UseJailCard, _Mapping]] = ..., vote_pause: _Optional[_Union[VotePause, _Mapping]] = ...) -> None: ...
+    def __init__(self, accept_trade: _Optional[_Union[AcceptTrade, _Mapping]] = ..., auction_mortgaged: _Optional[_Union[AuctionMortgaged, _Mapping]] = ..., bid: _Optional[_Union[Bid, _Mapping]] = ..., build: _Optional[_Union[Build, _Mapping]] = ..., buy_property: _Optional[_Union[BuyProperty, _Mapping]] = ..., choose_bus_move: _Optional[_Union[ChooseBusMove, _Mapping]] = ..., choose_square: _Optional[_Union[ChooseSquare, _Mapping]] = ..., claim_rent: _Optional[_Union[ClaimRent, _Mapping]] = ..., confirm_back: _Optional[_Union[ConfirmBack, _Mapping]] = ..., decline_bet: _Optional[_Union[DeclineBet, _Mapping]] = ..., decline_property: _Optional[_Union[DeclineProperty, _Mapping]] = ..., decline_trade: _Optional[_Union[DeclineTrade, _Mapping]] = ..., demolish: _Optional[_Union[Demolish, _Mapping]] = ..., end_turn: _Optional[_Union[EndTurn, _Mapping]] = ..., execute_trade: _Optional[_Union[ExecuteTrade, _Mapping]] = ..., lift_mortgage: _Optional[_Union[LiftMortgage, _Mapping]] = ..., mortgage: _Optional[_Union[Mortgage, _Mapping]] = ..., pass_bid: _Optional[_Union[PassBid, _Mapping]] = ..., pay: _Optional[_Union[Pay, _Mapping]] = ..., pay_jail_fine: _Optional[_Union[PayJailFine, _Mapping]] = ..., place_bet: _Optional[_Union[PlaceBet, _Mapping]] = ..., propose_trade: _Optional[_Union[ProposeTrade, _Mapping]] = ..., request_pause: _Optional[_Union[RequestPause, _Mapping]] = ..., roll: _Optional[_Union[Roll, _Mapping]] = ..., sell_building: _Optional[_Union[SellBuilding, _Mapping]] = ..., settle_auction: _Optional[_Union[SettleAuction, _Mapping]] = ..., settle_bet: _Optional[_Union[SettleBet, _Mapping]] = ..., surrender: _Optional[_Union[Surrender, _Mapping]] = ..., tick: _Optional[_Union[Tick, _Mapping]] = ..., use_jail_card: _Optional[_Union[UseJailCard, _Mapping]] = ..., vote_pause: _Optional[_Union[VotePause, _Mapping]] = ...) -> None: ...

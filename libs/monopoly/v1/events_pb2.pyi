@@ -140,6 +140,16 @@ class BuildingDemolished(_message.Message):
     level: int
     def __init__(self, seat: _Optional[int] = ..., square: _Optional[int] = ..., level: _Optional[int] = ...) -> None: ...
 
+class BuildingPlaced(_message.Message):
+    __slots__ = ("seat", "square", "level")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SQUARE_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    square: int
+    level: int
+    def __init__(self, seat: _Optional[int] = ..., square: _Optional[int] = ..., level: _Optional[int] = ...) -> None: ...
+
 class BuildingSold(_message.Message):
     __slots__ = ("seat", "square", "level", "refund")
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -151,6 +161,18 @@ class BuildingSold(_message.Message):
     level: int
     refund: int
     def __init__(self, seat: _Optional[int] = ..., square: _Optional[int] = ..., level: _Optional[int] = ..., refund: _Optional[int] = ...) -> None: ...
+
+class BuildingsSoldDown(_message.Message):
+    __slots__ = ("seat", "squares", "levels", "refund")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SQUARES_FIELD_NUMBER: _ClassVar[int]
+    LEVELS_FIELD_NUMBER: _ClassVar[int]
+    REFUND_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    squares: _containers.RepeatedScalarFieldContainer[int]
+    levels: _containers.RepeatedScalarFieldContainer[int]
+    refund: int
+    def __init__(self, seat: _Optional[int] = ..., squares: _Optional[_Iterable[int]] = ..., levels: _Optional[_Iterable[int]] = ..., refund: _Optional[int] = ...) -> None: ...
 
 class BusMoveChosen(_message.Message):
     __slots__ = ("seat", "steps")
@@ -202,6 +224,16 @@ class DeckShuffled(_message.Message):
     cards: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, deck: _Optional[str] = ..., cards: _Optional[_Iterable[int]] = ...) -> None: ...
 
+class DeedsDealt(_message.Message):
+    __slots__ = ("squares", "owners", "prices")
+    SQUARES_FIELD_NUMBER: _ClassVar[int]
+    OWNERS_FIELD_NUMBER: _ClassVar[int]
+    PRICES_FIELD_NUMBER: _ClassVar[int]
+    squares: _containers.RepeatedScalarFieldContainer[int]
+    owners: _containers.RepeatedScalarFieldContainer[int]
+    prices: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, squares: _Optional[_Iterable[int]] = ..., owners: _Optional[_Iterable[int]] = ..., prices: _Optional[_Iterable[int]] = ...) -> None: ...
+
 class DiceRolled(_message.Message):
     __slots__ = ("seat", "d1", "d2", "speed")
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -213,6 +245,16 @@ class DiceRolled(_message.Message):
     d2: int
     speed: int
     def __init__(self, seat: _Optional[int] = ..., d1: _Optional[int] = ..., d2: _Optional[int] = ..., speed: _Optional[int] = ...) -> None: ...
+
+class DiceThrown(_message.Message):
+    __slots__ = ("seat", "d1", "d2")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    D1_FIELD_NUMBER: _ClassVar[int]
+    D2_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    d1: int
+    d2: int
+    def __init__(self, seat: _Optional[int] = ..., d1: _Optional[int] = ..., d2: _Optional[int] = ...) -> None: ...
 
 class GameEnded(_message.Message):
     __slots__ = ("winner", "places", "reason", "game_ms", "scale")
@@ -238,6 +280,20 @@ class GameResumed(_message.Message):
     paused_ms: int
     def __init__(self, paused_ms: _Optional[int] = ...) -> None: ...
 
+class JailCardsTraded(_message.Message):
+    __slots__ = ("trade_id", "proposer", "counterparty", "give_cards", "take_cards")
+    TRADE_ID_FIELD_NUMBER: _ClassVar[int]
+    PROPOSER_FIELD_NUMBER: _ClassVar[int]
+    COUNTERPARTY_FIELD_NUMBER: _ClassVar[int]
+    GIVE_CARDS_FIELD_NUMBER: _ClassVar[int]
+    TAKE_CARDS_FIELD_NUMBER: _ClassVar[int]
+    trade_id: int
+    proposer: int
+    counterparty: int
+    give_cards: _containers.RepeatedScalarFieldContainer[int]
+    take_cards: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, trade_id: _Optional[int] = ..., proposer: _Optional[int] = ..., counterparty: _Optional[int] = ..., give_cards: _Optional[_Iterable[int]] = ..., take_cards: _Optional[_Iterable[int]] = ...) -> None: ...
+
 class LeftJail(_message.Message):
     __slots__ = ("seat", "how", "fine")
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -255,6 +311,16 @@ class MortgageExpired(_message.Message):
     seat: int
     square: int
     def __init__(self, seat: _Optional[int] = ..., square: _Optional[int] = ...) -> None: ...
+
+class MortgageFeeDue(_message.Message):
+    __slots__ = ("seat", "square", "amount")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    SQUARE_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    square: int
+    amount: int
+    def __init__(self, seat: _Optional[int] = ..., square: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
 
 class MortgageLifted(_message.Message):
     __slots__ = ("seat", "square", "cost")
@@ -384,6 +450,30 @@ class PurchaseOffered(_message.Message):
     price: int
     def __init__(self, seat: _Optional[int] = ..., square: _Optional[int] = ..., price: _Optional[int] = ...) -> None: ...
 
+class RentClaimLapsed(_message.Message):
+    __slots__ = ("owner",)
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    owner: int
+    def __init__(self, owner: _Optional[int] = ...) -> None: ...
+
+class RentClaimable(_message.Message):
+    __slots__ = ("payer", "owner", "square", "amount")
+    PAYER_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    SQUARE_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    payer: int
+    owner: int
+    square: int
+    amount: int
+    def __init__(self, payer: _Optional[int] = ..., owner: _Optional[int] = ..., square: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
+
+class RentClaimed(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
 class ResumeScheduled(_message.Message):
     __slots__ = ("at",)
     AT_FIELD_NUMBER: _ClassVar[int]
@@ -423,6 +513,16 @@ class TimedOut(_message.Message):
     seat: int
     what: str
     def __init__(self, seat: _Optional[int] = ..., what: _Optional[str] = ...) -> None: ...
+
+class TradeCardsOffered(_message.Message):
+    __slots__ = ("trade_id", "give_cards", "take_cards")
+    TRADE_ID_FIELD_NUMBER: _ClassVar[int]
+    GIVE_CARDS_FIELD_NUMBER: _ClassVar[int]
+    TAKE_CARDS_FIELD_NUMBER: _ClassVar[int]
+    trade_id: int
+    give_cards: _containers.RepeatedScalarFieldContainer[int]
+    take_cards: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, trade_id: _Optional[int] = ..., give_cards: _Optional[_Iterable[int]] = ..., take_cards: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class TradeDeclined(_message.Message):
     __slots__ = ("trade_id", "seat")
@@ -497,7 +597,7 @@ class TurnTimedOut(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., missed: _Optional[int] = ...) -> None: ...
 
 class EventPayload(_message.Message):
-    __slots__ = ("auction_settled", "auction_started", "back_confirmed", "bank_paid", "bet_declined", "bet_placed", "bet_settled", "bid_passed", "bid_placed", "board_dealt", "building_built", "building_demolished", "building_sold", "bus_move_chosen", "card_drawn", "casino_opened", "choice_offered", "clock_advanced", "deck_shuffled", "dice_rolled", "game_ended", "game_paused", "game_resumed", "left_jail", "mortgage_expired", "mortgage_lifted", "moved", "mr_monopoly_moved", "pause_rejected", "pause_requested", "pause_voted", "payment_due", "payment_made", "player_bankrupt", "property_bought", "property_mortgaged", "purchase_declined", "purchase_offered", "resume_scheduled", "sent_to_jail", "square_chosen", "table_created", "timed_out", "trade_declined", "trade_executed", "trade_proposed", "turn_ended", "turn_order_set", "turn_started", "turn_timed_out")
+    __slots__ = ("auction_settled", "auction_started", "back_confirmed", "bank_paid", "bet_declined", "bet_placed", "bet_settled", "bid_passed", "bid_placed", "board_dealt", "building_built", "building_demolished", "building_placed", "building_sold", "buildings_sold_down", "bus_move_chosen", "card_drawn", "casino_opened", "choice_offered", "clock_advanced", "deck_shuffled", "deeds_dealt", "dice_rolled", "dice_thrown", "game_ended", "game_paused", "game_resumed", "jail_cards_traded", "left_jail", "mortgage_expired", "mortgage_fee_due", "mortgage_lifted", "moved", "mr_monopoly_moved", "pause_rejected", "pause_requested", "pause_voted", "payment_due", "payment_made", "player_bankrupt", "property_bought", "property_mortgaged", "purchase_declined", "purchase_offered", "rent_claim_lapsed", "rent_claimable", "rent_claimed", "resume_scheduled", "sent_to_jail", "square_chosen", "table_created", "timed_out", "trade_cards_offered", "trade_declined", "trade_executed", "trade_proposed", "turn_ended", "turn_order_set", "turn_started", "turn_timed_out")
     AUCTION_SETTLED_FIELD_NUMBER: _ClassVar[int]
     AUCTION_STARTED_FIELD_NUMBER: _ClassVar[int]
     BACK_CONFIRMED_FIELD_NUMBER: _ClassVar[int]
@@ -510,19 +610,25 @@ class EventPayload(_message.Message):
     BOARD_DEALT_FIELD_NUMBER: _ClassVar[int]
     BUILDING_BUILT_FIELD_NUMBER: _ClassVar[int]
     BUILDING_DEMOLISHED_FIELD_NUMBER: _ClassVar[int]
+    BUILDING_PLACED_FIELD_NUMBER: _ClassVar[int]
     BUILDING_SOLD_FIELD_NUMBER: _ClassVar[int]
+    BUILDINGS_SOLD_DOWN_FIELD_NUMBER: _ClassVar[int]
     BUS_MOVE_CHOSEN_FIELD_NUMBER: _ClassVar[int]
     CARD_DRAWN_FIELD_NUMBER: _ClassVar[int]
     CASINO_OPENED_FIELD_NUMBER: _ClassVar[int]
     CHOICE_OFFERED_FIELD_NUMBER: _ClassVar[int]
     CLOCK_ADVANCED_FIELD_NUMBER: _ClassVar[int]
     DECK_SHUFFLED_FIELD_NUMBER: _ClassVar[int]
+    DEEDS_DEALT_FIELD_NUMBER: _ClassVar[int]
     DICE_ROLLED_FIELD_NUMBER: _ClassVar[int]
+    DICE_THROWN_FIELD_NUMBER: _ClassVar[int]
     GAME_ENDED_FIELD_NUMBER: _ClassVar[int]
     GAME_PAUSED_FIELD_NUMBER: _ClassVar[int]
     GAME_RESUMED_FIELD_NUMBER: _ClassVar[int]
+    JAIL_CARDS_TRADED_FIELD_NUMBER: _ClassVar[int]
     LEFT_JAIL_FIELD_NUMBER: _ClassVar[int]
     MORTGAGE_EXPIRED_FIELD_NUMBER: _ClassVar[int]
+    MORTGAGE_FEE_DUE_FIELD_NUMBER: _ClassVar[int]
     MORTGAGE_LIFTED_FIELD_NUMBER: _ClassVar[int]
     MOVED_FIELD_NUMBER: _ClassVar[int]
     MR_MONOPOLY_MOVED_FIELD_NUMBER: _ClassVar[int]
@@ -536,11 +642,15 @@ class EventPayload(_message.Message):
     PROPERTY_MORTGAGED_FIELD_NUMBER: _ClassVar[int]
     PURCHASE_DECLINED_FIELD_NUMBER: _ClassVar[int]
     PURCHASE_OFFERED_FIELD_NUMBER: _ClassVar[int]
+    RENT_CLAIM_LAPSED_FIELD_NUMBER: _ClassVar[int]
+    RENT_CLAIMABLE_FIELD_NUMBER: _ClassVar[int]
+    RENT_CLAIMED_FIELD_NUMBER: _ClassVar[int]
     RESUME_SCHEDULED_FIELD_NUMBER: _ClassVar[int]
     SENT_TO_JAIL_FIELD_NUMBER: _ClassVar[int]
     SQUARE_CHOSEN_FIELD_NUMBER: _ClassVar[int]
     TABLE_CREATED_FIELD_NUMBER: _ClassVar[int]
     TIMED_OUT_FIELD_NUMBER: _ClassVar[int]
+    TRADE_CARDS_OFFERED_FIELD_NUMBER: _ClassVar[int]
     TRADE_DECLINED_FIELD_NUMBER: _ClassVar[int]
     TRADE_EXECUTED_FIELD_NUMBER: _ClassVar[int]
     TRADE_PROPOSED_FIELD_NUMBER: _ClassVar[int]
@@ -560,19 +670,25 @@ class EventPayload(_message.Message):
     board_dealt: BoardDealt
     building_built: BuildingBuilt
     building_demolished: BuildingDemolished
+    building_placed: BuildingPlaced
     building_sold: BuildingSold
+    buildings_sold_down: BuildingsSoldDown
     bus_move_chosen: BusMoveChosen
     card_drawn: CardDrawn
     casino_opened: CasinoOpened
     choice_offered: ChoiceOffered
     clock_advanced: ClockAdvanced
     deck_shuffled: DeckShuffled
+    deeds_dealt: DeedsDealt
     dice_rolled: DiceRolled
+    dice_thrown: DiceThrown
     game_ended: GameEnded
     game_paused: GamePaused
     game_resumed: GameResumed
+    jail_cards_traded: JailCardsTraded
     left_jail: LeftJail
     mortgage_expired: MortgageExpired
+    mortgage_fee_due: MortgageFeeDue
     mortgage_lifted: MortgageLifted
     moved: Moved
     mr_monopoly_moved: MrMonopolyMoved
@@ -586,11 +702,15 @@ class EventPayload(_message.Message):
     property_mortgaged: PropertyMortgaged
     purchase_declined: PurchaseDeclined
     purchase_offered: PurchaseOffered
+    rent_claim_lapsed: RentClaimLapsed
+    rent_claimable: RentClaimable
+    rent_claimed: RentClaimed
     resume_scheduled: ResumeScheduled
     sent_to_jail: SentToJail
     square_chosen: SquareChosen
     table_created: TableCreated
     timed_out: TimedOut
+    trade_cards_offered: TradeCardsOffered
     trade_declined: TradeDeclined
     trade_executed: TradeExecuted
     trade_proposed: TradeProposed
@@ -598,4 +718,4 @@ class EventPayload(_message.Message):
     turn_order_set: TurnOrderSet
     turn_started: TurnStarted
     turn_timed_out: TurnTimedOut
-    def __init__(self, auction_settled: _Optional[_Union[AuctionSettled, _Mapping]] = ..., auction_started: _Optional[_Union[AuctionStarted, _Mapping]] = ..., back_confirmed: _Optional[_Union[BackConfirmed, _Mapping]] = ..., bank_paid: _Optional[_Union[BankPaid, _Mapping]] = ..., bet_declined: _Optional[_Union[BetDeclined, _Mapping]] = ..., bet_placed: _Optional[_Union[BetPlaced, _Mapping]] = ..., bet_settled: _Optional[_Union[BetSettled, _Mapping]] = ..., bid_passed: _Optional[_Union[BidPassed, _Mapping]] = ..., bid_placed: _Optional[_Union[BidPlaced, _Mapping]] = ..., board_dealt: _Optional[_Union[BoardDealt, _Mapping]] = ..., building_built: _Optional[_Union[BuildingBuilt, _Mapping]] = ..., building_demolished: _Optional[_Union[BuildingDemolished, _Mapping]] = ..., building_sold: _Optional[_Union[BuildingSold, _Mapping]] = ..., bus_move_chosen: _Optional[_Union[BusMoveChosen, _Mapping]] = ..., card_drawn: _Optional[_Union[CardDrawn, _Mapping]] = ..., casino_opened: _Optional[_Union[CasinoOpened, _Mapping]] = ..., choice_offered: _Optional[_Union[ChoiceOffered, _Mapping]] = ..., clock_advanced: _Optional[_Union[ClockAdvanced, _Mapping]] = ..., deck_shuffled: _Optional[_Union[DeckShuffled, _Mapping]] = ..., dice_rolled: _Optional[_Union[DiceRolled, _Mapping]] = ..., game_ended: _Optional[_Union[GameEnded, _Mapping]] = ..., game_paused: _Optional[_Union[GamePaused, _Mapping]] = ..., game_resumed: _Optional[_Union[GameResumed, _Mapping]] = ..., left_jail: _Optional[_Union[LeftJail, _Mapping]] = ..., mortgage_expired: _Optional[_Union[MortgageExpired, _Mapping]] = ..., mortgage_lifted: _Optional[_Union[MortgageLifted, _Mapping]] = ..., moved: _Optional[_Union[Moved, _Mapping]] = ..., mr_monopoly_moved: _Optional[_Union[MrMonopolyMoved, _Mapping]] = ..., pause_rejected: _Optional[_Union[PauseRejected, _Mapping]] = ..., pause_requested: _Optional[_Union[PauseRequested, _Mapping]] = ..., pause_voted: _Optional[_Union[PauseVoted, _Mapping]] = ..., payment_due: _Optional[_Union[PaymentDue, _Mapping]] = ..., payment_made: _Optional[_Union[PaymentMade, _Mapping]] = ..., player_bankrupt: _Optional[_Union[PlayerBankrupt, _Mapping]] = ..., property_bought: _Optional[_Union[PropertyBought, _Mapping]] = ..., property_mortgaged: _Optional[_Union[PropertyMortgaged, _Mapping]] = ..., purchase_declined: _Optional[_Union[PurchaseDeclined, _Mapping]] = ..., purchase_offered: _Optional[_Union[PurchaseOffered, _Mapping]] = ..., resume_scheduled: _Optional[_Union[ResumeScheduled, _Mapping]] = ..., sent_to_jail: _Optional[_Union[SentToJail, _Mapping]] = ..., square_chosen: _Optional[_Union[SquareChosen, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., timed_out: _Optional[_Union[TimedOut, _Mapping]] = ..., trade_declined: _Optional[_Union[TradeDeclined, _Mapping]] = ..., trade_executed: _Optional[_Union[TradeExecuted, _Mapping]] = ..., trade_proposed: _Optional[_Union[TradeProposed, _Mapping]] = ..., turn_ended: _Optional[_Union[TurnEnded, _Mapping]] = ..., turn_order_set: _Optional[_Union[TurnOrderSet, _Mapping]] = ..., turn_started: _Optional[_Union[TurnStarted, _Mapping]] = ..., turn_timed_out: _Optional[_Union[TurnTimedOut, _Mapping]] = ...) -> None: ...
+    def __init__(self, auction_settled: _Optional[_Union[AuctionSettled, _Mapping]] = ..., auction_started: _Optional[_Union[AuctionStarted, _Mapping]] = ..., back_confirmed: _Optional[_Union[BackConfirmed, _Mapping]] = ..., bank_paid: _Optional[_Union[BankPaid, _Mapping]] = ..., bet_declined: _Optional[_Union[BetDeclined, _Mapping]] = ..., bet_placed: _Optional[_Union[BetPlaced, _Mapping]] = ..., bet_settled: _Optional[_Union[BetSettled, _Mapping]] = ..., bid_passed: _Optional[_Union[BidPassed, _Mapping]] = ..., bid_placed: _Optional[_Union[BidPlaced, _Mapping]] = ..., board_dealt: _Optional[_Union[BoardDealt, _Mapping]] = ..., building_built: _Optional[_Union[BuildingBuilt, _Mapping]] = ..., building_demolished: _Optional[_Union[BuildingDemolished, _Mapping]] = ..., building_placed: _Optional[_Union[BuildingPlaced, _Mapping]] = ..., building_sold: _Optional[_Union[BuildingSold, _Mapping]] = ..., buildings_sold_down: _Optional[_Union[BuildingsSoldDown, _Mapping]] = ..., bus_move_chosen: _Optional[_Union[BusMoveChosen, _Mapping]] = ..., card_drawn: _Optional[_Union[CardDrawn, _Mapping]] = ..., casino_opened: _Optional[_Union[CasinoOpened, _Mapping]] = ..., choice_offered: _Optional[_Union[ChoiceOffered, _Mapping]] = ..., clock_advanced: _Optional[_Union[ClockAdvanced, _Mapping]] = ..., deck_shuffled: _Optional[_Union[DeckShuffled, _Mapping]] = ..., deeds_dealt: _Optional[_Union[DeedsDealt, _Mapping]] = ..., dice_rolled: _Optional[_Union[DiceRolled, _Mapping]] = ..., dice_thrown: _Optional[_Union[DiceThrown, _Mapping]] = ..., game_ended: _Optional[_Union[GameEnded, _Mapping]] = ..., game_paused: _Optional[_Union[GamePaused, _Mapping]] = ..., game_resumed: _Optional[_Union[GameResumed, _Mapping]] = ..., jail_cards_traded: _Optional[_Union[JailCardsTraded, _Mapping]] = ..., left_jail: _Optional[_Union[LeftJail, _Mapping]] = ..., mortgage_expired: _Optional[_Union[MortgageExpired, _Mapping]] = ..., mortgage_fee_due: _Optional[_Union[MortgageFeeDue, _Mapping]] = ..., mortgage_lifted: _Optional[_Union[MortgageLifted, _Mapping]] = ..., moved: _Optional[_Union[Moved, _Mapping]] = ..., mr_monopoly_moved: _Optional[_Union[MrMonopolyMoved, _Mapping]] = ..., pause_rejected: _Optional[_Union[PauseRejected, _Mapping]] = ..., pause_requested: _Optional[_Union[PauseRequested, _Mapping]] = ..., pause_voted: _Optional[_Union[PauseVoted, _Mapping]] = ..., payment_due: _Optional[_Union[PaymentDue, _Mapping]] = ..., payment_made: _Optional[_Union[PaymentMade, _Mapping]] = ..., player_bankrupt: _Optional[_Union[PlayerBankrupt, _Mapping]] = ..., property_bought: _Optional[_Union[PropertyBought, _Mapping]] = ..., property_mortgaged: _Optional[_Union[PropertyMortgaged, _Mapping]] = ..., purchase_declined: _Optional[_Union[PurchaseDeclined, _Mapping]] = ..., purchase_offered: _Optional[_Union[PurchaseOffered, _Mapping]] = ..., rent_claim_lapsed: _Optional[_Union[RentClaimLapsed, _Mapping]] = ..., rent_claimable: _Optional[_Union[RentClaimable, _Mapping]] = ..., rent_claimed: _Optional[_Union[RentClaimed, _Mapping]] = ..., resume_scheduled: _Optional[_Union[ResumeScheduled, _Mapping]] = ..., sent_to_jail: _Optional[_Union[SentToJail, _Mapping]] = ..., square_chosen: _Optional[_Union[SquareChosen, _Mapping]] = ..., table_created: _Optional[_Union[TableCreated, _Mapping]] = ..., timed_out: _Optional[_Union[TimedOut, _Mapping]] = ..., trade_cards_offered: _Optional[_Union[TradeCardsOffered, _Mapping]] = ..., trade_declined: _Optional[_Union[TradeDeclined, _Mapping]] = ..., trade_executed: _Optional[_Union[TradeExecuted, _Mapping]] = ..., trade_proposed: _Optional[_Union[TradeProposed, _Mapping]] = ..., turn_ended: _Optional[_Union[TurnEnded, _Mapping]] = ..., turn_order_set: _Optional[_Union[TurnOrderSet, _Mapping]] = ..., turn_started: _Optional[_Union[TurnStarted, _Mapping]] = ..., turn_timed_out: _Optional[_Union[TurnTimedOut, _Mapping]] = ...) -> None: ...
