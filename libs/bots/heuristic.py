@@ -151,6 +151,7 @@ class HeuristicBot:
                     return UseJailCard(seat)
                 if player.cash >= state.config.jail_fine:
                     return PayJailFine(seat)
+                return self._raise_cash(state, seat) or Roll(seat)  # sell or mortgage to pay
             return Roll(seat)
         if player.in_jail and not state.rolled:
             if player.jail_cards:

@@ -210,7 +210,7 @@ def play_game(
             rolling = seat
         record(new)
         if landing is not None and rolling >= 0:
-            rolling = _observe(state, rolling, landing)
+            rolling = observe_roll(state, rolling, landing)
         if claims and state.claim and not state.finished:  # H2: the owner always claims in time
             record(apply(state, ClaimRent(state.claim[1])))
         if commands >= max_commands:
@@ -234,11 +234,12 @@ def play_game(
     )
 
 
-def _observe(state: TableState, seat: int, landing: list[int]) -> int:
+def observe_roll(state: TableState, seat: int, landing: list[int]) -> int:
     """Count the roll of `seat` once its move is resolved; the seat still rolling, or -1."""
     player = state.players[seat]
-    if player.bankrupt:
-        return -1  # out of the game before the move ended: no observation
+    if player.bankrupt:  # the roll's square (rent, tax, card) ended the game for the player there
+        landing[player.position] += 1
+        return -1
     if state.choice or any(p.then_move and p.debtor == seat for p in state.payments):
         return seat  # J4's forced fine (or a choice) still holds the move
     landing[JAIL_STATE if player.in_jail else player.position] += 1
@@ -377,6 +378,7 @@ __all__ = [
     "RunSpec",
     "Summary",
     "event_bytes",
+    "observe_roll",
     "game_seed",
     "play_game",
     "run_games",
