@@ -157,6 +157,16 @@ def new_game(config: TableConfig, players: Sequence[str], seed: int) -> tuple[Ta
     n = len(players)
     if not config.min_players <= n <= config.max_players:
         raise RuleViolation("X1", f"{config.mode} takes {config.min_players}-{config.max_players} players, not {n}")
+    if config.deal_deeds_paid:
+        dearest = sum(
+            sorted((config.board.squares[sq].price for sq in config.board.purchasable), reverse=True)[
+                : config.deal_deeds
+            ]
+        )
+        if config.starting_cash < dearest:
+            raise RuleViolation(
+                "H3", f"dealt deeds may cost ${dearest}, more than the ${config.starting_cash} each player has"
+            )
     created = TableCreated(config, seed, tuple(players))
     state = initial_state(created)
     ctx = _Ctx(state)

@@ -1,0 +1,678 @@
+"""The hasbro rule set (seeds 000, 001): B3-B4, C1-C3, H1-H6 and the hasbro values of J2, J4, P8,
+P10, M2, M4, A2, T6, D3, D4; its invariants and replay equality, the house supply among them."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import engine
+from bots import HeuristicBot
+from engine import (
+    AcceptTrade,
+    AuctionSettled,
+    AuctionStarted,
+    BankPaid,
+    Bid,
+    Build,
+    BuildingBuilt,
+    BuildingPlaced,
+    BuildingSold,
+    BuildingsSoldDown,
+    CardDrawn,
+    ClaimRent,
+    DeedsDealt,
+    DiceThrown,
+    EndTurn,
+    GameEnded,
+    JailCardsTraded,
+    Kind,
+    LeftJail,
+    LiftMortgage,
+    Mortgage,
+    MortgageFeeDue,
+    MortgageLifted,
+    PassBid,
+    Pay,
+    PayJailFine,
+    PaymentDue,
+    PlayerBankrupt,
+    ProposeTrade,
+    RentClaimable,
+    RentClaimed,
+    RentClaimLapsed,
+    Roll,
+    RuleViolation,
+    SellBuilding,
+    Tick,
+    UseJailCard,
+    check_invariants,
+    hasbro,
+    legal_commands,
+    new_game,
+    replay,
+)
+from engine.cards import CHEST_BASE, Effect
+from engine.codec import state_to_data
+from engine.config import hasbro_short_6, hasbro_short_8, hasbro_time
+from engine.state import BANK, TableState
+from sim.runner import play_game
+
+from .helpers import Table, force_dice, give, jail, place, refused, roll_onto, set_cash
+from .test_replay_and_fuzz import run_game
+
+
+def table(players: int = 4, seed: int = 1, **changes: object) -> Table:
+    return Table(players, seed, hasbro(**changes))
+
+
+def on_top(state: TableState, card_id: int) -> None:
+    """Put a card on top of its deck (a reordering: every card stays where the invariants want it)."""
+    pile = state.chest if card_id >= CHEST_BASE else state.deck
+    pile.remove(card_id)
+    pile.insert(0, card_id)
+
+
+def hand(state: TableState, seat: int, card_id: int) -> None:
+    """Give `seat` a Get Out of Jail Free card out of its deck."""
+    (state.chest if card_id >= CHEST_BASE else state.deck).remove(card_id)
+    state.players[seat].jail_cards.append(card_id)
+
+
+def other(state: TableState, seat: int, k: int = 1) -> int:
+    order = state.order
+    return order[(order.index(seat) + k) % len(order)]
+
+
+def types(events: list[engine.Event]) -> list[str]:
+    return [type(e).__name__ for e in events]
+
+
+# -- B3, B4: the board -----------------------------------------------------------------------
+
+B4 = {
+    1: ("Mediterranean Ave", 60, (2, 10, 30, 90, 160, 250), 50, 1),
+    3: ("Baltic Ave", 60, (4, 20, 60, 180, 320, 450), 50, 1),
+    6: ("Oriental Ave", 100, (6, 30, 90, 270, 400, 550), 50, 2),
+    8: ("Vermont Ave", 100, (6, 30, 90, 270, 400, 550), 50, 2),
+    9: ("Connecticut Ave", 120, (8, 40, 100, 300, 450, 600), 50, 2),
+    11: ("St. Charles Place", 140, (10, 50, 150, 450, 625, 750), 100, 3),
+    13: ("States Ave", 140, (10, 50, 150, 450, 625, 750), 100, 3),
+    14: ("Virginia Ave", 160, (12, 60, 180, 500, 700, 900), 100, 3),
+    16: ("St. James Place", 180, (14, 70, 200, 550, 750, 950), 100, 4),
+    18: ("Tennessee Ave", 180, (14, 70, 200, 550, 750, 950), 100, 4),
+    19: ("New York Ave", 200, (16, 80, 220, 600, 800, 1000), 100, 4),
+    21: ("Kentucky Ave", 220, (18, 90, 250, 700, 875, 1050), 150, 5),
+    23: ("Indiana Ave", 220, (18, 90, 250, 700, 875, 1050), 150, 5),
+    24: ("Illinois Ave", 240, (20, 100, 300, 750, 925, 1100), 150, 5),
+    26: ("Atlantic Ave", 260, (22, 110, 330, 800, 975, 1150), 150, 6),
+    27: ("Ventnor Ave", 260, (22, 110, 330, 800, 975, 1150), 150, 6),
+    29: ("Marvin Gardens", 280, (24, 120, 360, 850, 1025, 1200), 150, 6),
+    31: ("Pacific Ave", 300, (26, 130, 390, 900, 1100, 1275), 200, 7),
+    32: ("North Carolina Ave", 300, (26, 130, 390, 900, 1100, 1275), 200, 7),
+    34: ("Pennsylvania Ave", 320, (28, 150, 450, 1000, 1200, 1400), 200, 7),
+    37: ("Park Place", 350, (35, 175, 500, 1100, 1300, 1500), 200, 8),
+    39: ("Boardwalk", 400, (50, 200, 600, 1400, 1700, 2000), 200, 8),
+}
+
+
+def test_B3_the_hasbro_board_is_the_us_classic_board() -> None:
+    squares = hasbro().board.squares
+    kinds = {sq.index: sq.kind for sq in squares}
+    assert [i for i, k in kinds.items() if k is Kind.CHANCE] == [7, 22, 36]
+    assert [i for i, k in kinds.items() if k is Kind.CHEST] == [2, 17, 33]
+    assert (kinds[0], kinds[10], kinds[20], kinds[30]) == (Kind.START, Kind.JAIL, Kind.FREE_PARKING, Kind.GO_TO_JAIL)
+    assert (squares[4].name, squares[4].tax, squares[38].name, squares[38].tax) == (
+        "Income Tax",
+        200,
+        "Luxury Tax",
+        100,
+    )
+
+
+def test_B4_prices_rents_building_costs_and_mortgage_values() -> None:
+    board = hasbro().board
+    for idx, (name, price, rents, house, group) in B4.items():
+        sq = board.squares[idx]
+        assert (sq.name, sq.price, sq.rents, sq.house_cost, sq.group) == (name, price, rents, house, group)
+        assert sq.mortgage_value == price // 2
+    assert [board.squares[i].price for i in (5, 15, 25, 35, 12, 28)] == [200] * 4 + [150] * 2
+    assert board.railroad_rents == (25, 50, 100, 200)
+    assert board.utility_multipliers == (4, 10)
+    assert [len(m) for m in board.members[1:]] == [2, 3, 3, 3, 3, 3, 3, 2]
+
+
+# -- C1-C3: the decks -------------------------------------------------------------------------
+
+
+def test_C1_C2_decks_hold_the_printed_cards() -> None:
+    cfg = hasbro()
+    assert len(cfg.chance_deck) == len(cfg.chest_deck) == 16
+    for deck in (cfg.chance_deck, cfg.chest_deck):
+        assert sum(c.effect is Effect.JAIL_FREE for c in deck) == 1
+        assert sum(c.effect is Effect.GO_TO_JAIL for c in deck) == 1
+    chance_moves = sorted(c.target for c in cfg.chance_deck if c.effect is Effect.ADVANCE_TO)
+    assert chance_moves == [0, 5, 11, 24, 39]
+    assert sum(c.effect is Effect.NEAREST_RAILROAD and c.multiplier == 2 for c in cfg.chance_deck) == 2
+    assert [c.target for c in cfg.chest_deck if c.effect is Effect.ADVANCE_TO] == [0]
+    repairs = [
+        (c.amount, c.amount2) for d in (cfg.chance_deck, cfg.chest_deck) for c in d if c.effect is Effect.REPAIRS
+    ]
+    assert repairs == [(25, 100), (40, 115)]
+    assert sorted(c.amount for c in cfg.chest_deck if c.effect is Effect.BANK_PAYS) == [
+        10,
+        20,
+        25,
+        50,
+        100,
+        100,
+        100,
+        200,
+    ]
+    assert sorted(c.amount for c in cfg.chest_deck if c.effect is Effect.PAY_BANK) == [50, 50, 100]
+
+
+def test_C3_a_drawn_card_goes_to_the_bottom_of_its_deck() -> None:
+    t = table()
+    c = t.state.current
+    on_top(t.state, 7)  # dividend $50
+    events = roll_onto(t, 7)
+    assert CardDrawn(c, "chance", 7) in events and BankPaid(c, 50, "card") in events
+    assert t.state.deck[-1] == 7 and len(t.state.deck) == 16
+    on_top(t.state, CHEST_BASE + 1)  # bank error $200
+    t.do(EndTurn(c)) if t.state.phase.value == "post_roll" else None
+    c = t.state.current
+    roll_onto(t, 17)
+    assert t.state.chest[-1] == CHEST_BASE + 1 and len(t.state.chest) == 16
+
+
+def test_C3_a_kept_jail_card_is_held_apart_and_returns_to_the_bottom_when_used() -> None:
+    t = table()
+    c = t.state.current
+    on_top(t.state, 8)
+    roll_onto(t, 7)
+    assert t.state.players[c].jail_cards == [8] and 8 not in t.state.deck and len(t.state.deck) == 15
+    t.do(EndTurn(c))
+    while t.state.current != c:
+        seat = t.state.current
+        place(t.state, seat, 0)
+        force_dice(t.state, 1, 2)  # onto Baltic Ave
+        t.do(Roll(seat))
+        t.do(engine.DeclineProperty(seat)) if t.state.offer >= 0 else None
+        while t.state.auction is not None:
+            t.do(PassBid(t.state.actor))
+        t.do(EndTurn(seat))
+    jail(t, c)
+    events = t.do(UseJailCard(c))
+    assert LeftJail(c, "card") in events
+    assert t.state.deck[-1] == 8 and t.state.players[c].jail_cards == []
+
+
+def test_C1_advance_to_illinois_collects_200_when_passing_go() -> None:
+    t = table()
+    c = t.state.current
+    on_top(t.state, 2)
+    before = t.state.players[c].cash
+    events = roll_onto(t, 36)
+    assert BankPaid(c, 200, "salary") in events
+    assert t.state.players[c].position == 24 and t.state.players[c].cash == before + 200
+
+
+def test_C1_nearest_utility_if_owned_throw_dice_and_pay_ten_times() -> None:
+    t = table()
+    c = t.state.current
+    o = other(t.state, c)
+    give(t.state, o, 12)
+    on_top(t.state, 6)
+    events = roll_onto(t, 7)
+    thrown = next(e for e in events if isinstance(e, DiceThrown))
+    due = next(e for e in events if isinstance(e, PaymentDue))
+    assert t.state.players[c].position == 12
+    assert (due.creditor, due.amount) == (o, 10 * (thrown.d1 + thrown.d2))
+
+
+def test_C1_nearest_railroad_pays_twice_the_rent() -> None:
+    t = table()
+    c = t.state.current
+    o = other(t.state, c)
+    give(t.state, o, 15, 25)
+    on_top(t.state, 4)
+    events = roll_onto(t, 7)
+    assert t.state.players[c].position == 15
+    assert PaymentDue(c, o, 100, "rent") in events  # two railroads: $50, twice
+
+
+def test_C1_go_back_three_spaces_from_36_draws_community_chest() -> None:
+    t = table()
+    c = t.state.current
+    on_top(t.state, 9)
+    on_top(t.state, CHEST_BASE + 7)  # income tax refund $20
+    events = roll_onto(t, 36)
+    assert CardDrawn(c, "chest", CHEST_BASE + 7) in events and t.state.players[c].position == 33
+
+
+def test_C2_birthday_collects_10_from_every_player() -> None:
+    t = table()
+    c = t.state.current
+    on_top(t.state, CHEST_BASE + 8)
+    events = roll_onto(t, 2)
+    dues = [e for e in events if isinstance(e, PaymentDue)]
+    assert sorted((d.debtor, d.creditor, d.amount) for d in dues) == sorted((s, c, 10) for s in range(4) if s != c)
+
+
+# -- H1, J2, J4 ---------------------------------------------------------------------------------
+
+
+def test_H1_1500_each_2_to_6_players_200_salary_free_parking_does_nothing() -> None:
+    t = table(players=6)
+    assert all(p.cash == 1500 for p in t.state.players)
+    with pytest.raises(RuleViolation):
+        new_game(hasbro(), [f"p{i}" for i in range(7)], 1)
+    c = t.state.current
+    place(t.state, c, 37)
+    force_dice(t.state, 1, 2)
+    events = t.do(Roll(c))
+    assert BankPaid(c, 200, "salary") in events  # exactly on GO: $200, no online bonus
+    t.do(EndTurn(c))
+    c = t.state.current
+    before = t.state.players[c].cash
+    events = roll_onto(t, 20)  # Free Parking
+    assert types(events) == ["DiceRolled", "Moved"] and t.state.players[c].cash == before
+    t.do(EndTurn(c))
+    c = t.state.current
+    events = roll_onto(t, 4)
+    assert PaymentDue(c, BANK, 200, "tax") in events
+
+
+def test_J2_the_fine_is_50() -> None:
+    t = table()
+    c = t.state.current
+    jail(t, c)
+    events = t.do(PayJailFine(c))
+    assert LeftJail(c, "fine", 50) in events and t.state.players[c].cash == 1450
+
+
+def test_J4_third_failed_roll_pays_50_and_moves() -> None:
+    t = table()
+    c = t.state.current
+    jail(t, c, turns=2)
+    force_dice(t.state, 1, 2)
+    events = t.do(Roll(c))
+    assert PaymentDue(c, BANK, 50, "jail_fine", then_move=True) in events
+    t.do(Pay(c))
+    assert t.state.players[c].position == 13 and not t.state.players[c].in_jail
+
+
+# -- M2, M4 ---------------------------------------------------------------------------------------
+
+
+def test_M2_lifting_costs_the_mortgage_value_plus_10_percent_rounded_up() -> None:
+    cfg = hasbro()
+    assert cfg.lift_cost(60) == 33 and cfg.lift_cost(350) == 193 and cfg.lift_cost(400) == 220
+    t = table()
+    c = t.state.current
+    give(t.state, c, 1)
+    t.do(Mortgage(c, 1))
+    assert t.state.players[c].cash == 1530
+    events = t.do(LiftMortgage(c, 1))
+    assert MortgageLifted(c, 1, 33) in events and t.state.players[c].cash == 1497
+
+
+def _mortgaged_trade(t: Table) -> tuple[int, int]:
+    c = t.state.current
+    o = other(t.state, c)
+    give(t.state, c, 39)
+    t.state.mortgaged_round[39] = 0
+    t.do(ProposeTrade(c, o, give_squares=(39,), take_cash=100))
+    events = t.do(AcceptTrade(o, t.state.trade.trade_id))  # type: ignore[union-attr]
+    assert MortgageFeeDue(o, 39, 20) in events  # M4: 10% of the $200 mortgage value
+    assert t.state.actor == o
+    return c, o
+
+
+def test_M4_received_mortgaged_property_pay_10_percent_and_keep_it_mortgaged() -> None:
+    t = table()
+    c, o = _mortgaged_trade(t)
+    t.do(Pay(o))
+    assert t.state.players[o].cash == 1500 - 100 - 20 and t.state.mortgaged_round[39] >= 0
+    assert t.state.actor == c and not t.state.payments
+    assert t.state.config.lift_cost(400) == 220  # and later value + 10% to lift
+
+
+def test_M4_or_lift_it_at_once_for_value_plus_10_percent_only() -> None:
+    t = table()
+    c, o = _mortgaged_trade(t)
+    assert LiftMortgage(o, 39) in legal_commands(t.state, o)
+    t.do(LiftMortgage(o, 39))
+    assert t.state.players[o].cash == 1500 - 100 - 220 and t.state.mortgaged_round[39] < 0
+    assert not t.state.payments and t.state.actor == c
+
+
+# -- A2 -----------------------------------------------------------------------------------------------
+
+
+def test_A2_every_player_bids_the_decliner_included_from_10_in_1_steps() -> None:
+    t = table()
+    c = t.state.current
+    roll_onto(t, 39)
+    events = t.do(engine.DeclineProperty(c))
+    started = next(e for e in events if isinstance(e, AuctionStarted))
+    assert started.start_price == 10 and started.increment == 1
+    assert started.bidders == tuple(other(t.state, c, k) for k in (1, 2, 3, 0))  # left of the decliner first
+    first = started.bidders[0]
+    refused(t, Bid(first, 9), "A1")
+    t.do(Bid(first, 10))
+    refused(t, Bid(started.bidders[1], 10), "A1")
+    t.do(Bid(started.bidders[1], 11))
+    for seat in (started.bidders[2], c, first):
+        t.do(PassBid(seat))
+    assert t.state.owner[39] == started.bidders[1]
+
+
+# -- P8, P10 ---------------------------------------------------------------------------------------------
+
+
+def _built(t: Table, seat: int, levels: dict[int, int]) -> None:
+    for sq, level in levels.items():
+        give(t.state, seat, sq)
+        t.state.buildings[sq] = level
+
+
+def test_P8_a_sold_hotel_returns_to_4_houses_at_half_its_cost() -> None:
+    t = table()
+    c = t.state.current
+    _built(t, c, {37: 5, 39: 5})
+    houses = t.state.bank_houses()
+    events = t.do(SellBuilding(c, 39))
+    assert BuildingSold(c, 39, 4, 100) in events
+    assert t.state.bank_houses() == houses - 4 and t.state.bank_hotels() == 11
+
+
+def test_P8_without_4_houses_in_the_bank_the_group_goes_down_to_what_it_can_supply() -> None:
+    t = table()
+    c = t.state.current
+    o = other(t.state, c)
+    _built(t, o, {31: 4, 32: 4, 34: 4, 26: 4, 27: 4, 29: 4, 6: 2, 8: 2, 9: 2})  # 30 houses out
+    _built(t, c, {1: 5, 3: 5})
+    assert t.state.bank_houses() == 2
+    events = t.do(SellBuilding(c, 1))
+    assert BuildingsSoldDown(c, (1, 3), (1, 1), 8 * 25) in events
+    assert t.state.bank_houses() == 0 and t.state.bank_hotels() == 12
+
+
+def test_P10_building_outside_ones_turn() -> None:
+    t = table()
+    c = t.state.current
+    o = other(t.state, c)
+    give(t.state, o, 37, 39)
+    assert Build(o, 37) in legal_commands(t.state, o)
+    events = t.do(Build(o, 37))
+    assert BuildingBuilt(o, 37, 1, 200) in events and t.state.current == c
+
+
+def test_P10_32_houses_and_12_hotels_none_left_nobody_builds() -> None:
+    t = table(players=2)
+    c = t.state.current
+    o = other(t.state, c)
+    _built(t, o, {31: 4, 32: 4, 34: 4, 26: 4, 27: 4, 29: 4, 6: 3, 8: 3, 9: 2})  # all 32 houses
+    give(t.state, c, 37, 39)
+    assert t.state.bank_houses() == 0
+    refused(t, Build(c, 37), "P10")
+    t2 = table(players=2)
+    c = t2.state.current
+    for group in (2, 3, 4, 5):  # 12 hotels out
+        for sq in t2.state.config.board.members[group]:
+            give(t2.state, other(t2.state, c), sq)
+            t2.state.buildings[sq] = 5
+    _built(t2, c, {37: 4, 39: 4})
+    assert t2.state.bank_hotels() == 0
+    refused(t2, Build(c, 37), "P10")
+
+
+def test_P10_when_several_want_more_houses_than_the_bank_holds_they_are_auctioned() -> None:
+    t = table()
+    c = t.state.current
+    o, x = other(t.state, c), other(t.state, c, 2)
+    _built(t, x, {31: 4, 32: 4, 34: 4, 26: 4, 27: 4, 29: 4})  # only hotels would suit x
+    _built(t, o, {11: 3, 13: 2, 14: 2})  # o could build a house
+    give(t.state, c, 1, 3)
+    assert t.state.bank_houses() == 1
+    events = t.do(Build(c, 1))
+    started = next(e for e in events if isinstance(e, AuctionStarted))
+    assert (started.reason, started.bidders, started.start_price, started.increment) == ("house", (o, c), 10, 1)
+    t.do(Bid(o, 10))
+    events = t.do(PassBid(c))
+    assert AuctionSettled(started.auction_id, 1, o, 10) in events
+    t.do(Pay(o))
+    assert t.state.won_buildings == [(o, 1)] and t.state.bank_houses() == 0
+    refused(t, Build(c, 1), "P10")
+    cash = t.state.players[o].cash
+    assert BuildingPlaced(o, 13, 3) in t.do(Build(o, 13))
+    assert t.state.players[o].cash == cash and t.state.won_buildings == []
+
+
+# -- T6 ---------------------------------------------------------------------------------------------------
+
+
+def test_T6_any_two_players_trade_at_any_time_jail_cards_included() -> None:
+    t = table()
+    c = t.state.current
+    o, x = other(t.state, c), other(t.state, c, 2)
+    hand(t.state, o, 8)
+    give(t.state, x, 5)
+    t.do(ProposeTrade(o, x, give_cards=(8,), take_squares=(5,)))  # neither is the player to act
+    assert t.state.actor == x
+    events = t.do(AcceptTrade(x, t.state.trade.trade_id))  # type: ignore[union-attr]
+    assert JailCardsTraded(1, o, x, (8,), ()) in events
+    assert t.state.players[x].jail_cards == [8] and t.state.owner[5] == o and t.state.actor == c
+    refused(t, ProposeTrade(o, x, take_cards=(CHEST_BASE + 4,)), "T2")  # x holds no such card
+
+
+# -- D3, D4 -------------------------------------------------------------------------------------------------
+
+
+def test_D3_bankrupt_to_a_player_buildings_at_half_cards_and_mortgages_with_M4() -> None:
+    t = table()
+    c = t.state.current
+    o = other(t.state, c)
+    _built(t, c, {1: 1, 3: 1})
+    give(t.state, c, 5)
+    t.state.mortgaged_round[5] = 0
+    hand(t.state, c, 8)
+    _built(t, o, {37: 5, 39: 5})
+    set_cash(t, c, 0)
+    events = roll_onto(t, 39)
+    assert PlayerBankrupt(c, o, 4) in events
+    assert t.state.players[o].cash == 1500 + 2 * 25  # the houses sold to the bank at half
+    assert [t.state.owner[sq] for sq in (1, 3, 5)] == [o, o, o] and t.state.buildings[1] == 0
+    assert t.state.players[o].jail_cards == [8]
+    assert MortgageFeeDue(o, 5, 10) in events
+
+
+def test_D4_bankrupt_to_the_bank_properties_auctioned_at_once_cards_back_to_the_deck() -> None:
+    t = table()
+    c = t.state.current
+    give(t.state, c, 1, 3, 5)
+    t.state.mortgaged_round[5] = 0
+    hand(t.state, c, 8)
+    set_cash(t, c, 0)
+    events = roll_onto(t, 4)  # income tax $200, more than c could raise
+    assert PlayerBankrupt(c, BANK, 4) in events
+    assert t.state.deck[-1] == 8
+    auctioned = []
+    for _ in range(3):
+        auction = t.state.auction
+        assert auction is not None and auction.reason == "bankrupt" and auction.start_price == 10
+        assert c not in auction.bidders and len(auction.bidders) == 3
+        auctioned.append(auction.square)
+        while t.state.auction is not None and t.state.auction.auction_id == auction.auction_id:
+            t.do(PassBid(t.state.actor))
+    assert auctioned == [1, 3, 5] and t.state.auction is None
+    assert t.state.mortgaged_round[5] < 0 and t.state.owner[5] == BANK
+
+
+# -- H2 ------------------------------------------------------------------------------------------------------
+
+
+def test_H2_rent_is_due_only_when_the_owner_claims_it() -> None:
+    t = table(rent_claims=True)
+    c = t.state.current
+    o = other(t.state, c)
+    give(t.state, o, 1)
+    events = roll_onto(t, 1)
+    assert RentClaimable(c, o, 1, 2) in events and not t.state.payments
+    assert ClaimRent(o) in legal_commands(t.state, o)
+    events = t.do(ClaimRent(o))
+    assert events[0] == RentClaimed(o) and PaymentDue(c, o, 2, "rent") in events
+
+
+def test_H2_an_unclaimed_rent_lapses_when_the_next_player_rolls() -> None:
+    t = table(rent_claims=True)
+    c = t.state.current
+    o = other(t.state, c)
+    give(t.state, o, 1)
+    roll_onto(t, 1)
+    t.do(EndTurn(c))
+    assert t.state.claim  # still claimable before the next roll
+    nxt = t.state.current
+    place(t.state, nxt, 0)
+    force_dice(t.state, 1, 2)
+    events = t.do(Roll(nxt))
+    assert events[0] == RentClaimLapsed(o) and not t.state.claim
+    refused(t, ClaimRent(o), "H2")
+
+
+# -- H3-H6: the short and timed games ---------------------------------------------------------------------------
+
+
+def test_H3_short_game_8_page_two_deeds_bought_each_and_hotels_on_3_houses() -> None:
+    state, events = new_game(hasbro_short_8(), [f"p{i}" for i in range(4)], 5)
+    dealt = next(e for e in events if isinstance(e, DeedsDealt))
+    assert len(dealt.squares) == 8 and sorted(dealt.owners) == [0, 0, 1, 1, 2, 2, 3, 3]
+    for seat in range(4):
+        paid = sum(p for p, s in zip(dealt.prices, dealt.owners, strict=True) if s == seat)
+        assert state.players[seat].cash == 1500 - paid > 1500 - 800
+    assert dealt.prices == tuple(state.config.board.squares[sq].price for sq in dealt.squares)
+    t = Table(4, 5, hasbro_short_8())
+    c = t.state.current
+    for sq in range(40):  # the deal undone by hand: the bank keeps the prices paid
+        t.state.owner[sq] = BANK
+    _built(t, c, {1: 3, 3: 3})
+    houses = t.state.bank_houses()
+    assert BuildingBuilt(c, 1, 5, 50) in t.do(Build(c, 1))
+    assert t.state.bank_houses() == houses + 3
+    assert BuildingSold(c, 1, 3, 25) in t.do(SellBuilding(c, 1))
+
+
+def test_H3_deeds_are_dealt_only_if_every_player_can_pay_them() -> None:
+    with pytest.raises(RuleViolation) as info:
+        new_game(hasbro_short_8(starting_cash=500), ["a", "b"], 1)
+    assert info.value.rule == "H3"
+
+
+def test_H4_short_game_6_page_three_deeds_free_each() -> None:
+    state, events = new_game(hasbro_short_6(), [f"p{i}" for i in range(3)], 9)
+    dealt = next(e for e in events if isinstance(e, DeedsDealt))
+    assert len(dealt.squares) == 9 and set(dealt.prices) == {0}
+    assert all(p.cash == 1500 for p in state.players)
+
+
+@pytest.mark.parametrize(("make", "bankruptcies"), [(hasbro_short_8, 2), (hasbro_short_6, 1)])
+def test_H3_H4_short_games_end_at_their_bankruptcy_by_the_H6_valuation(make: object, bankruptcies: int) -> None:
+    for seed in range(4):
+        state, _ = play_game(make(round_cap=500), 4, seed, "heuristic", think_ms=3000)  # type: ignore[operator]
+        assert state.end_reason == "short_game" and len(state.eliminated) == bankruptcies
+        active = state.active_seats
+        best = max(state.net_worth(s) for s in active)
+        assert state.net_worth(state.winner) == best and state.players[state.winner].place == 1
+        assert sorted(p.place for p in state.players) == [1, 2, 3, 4]
+
+
+def test_H5_the_time_limit_game_ends_at_the_agreed_time_by_worth() -> None:
+    t = Table(3, 2, hasbro_time(time_limit_minutes=1))
+    c = t.state.current
+    give(t.state, c, 39)
+    t.do(Tick(61_000))
+    place(t.state, c, 15)
+    force_dice(t.state, 2, 3)  # Free Parking
+    t.do(Roll(c))
+    events = t.do(EndTurn(c))
+    ended = events[-1]
+    assert isinstance(ended, GameEnded) and ended.reason == "time_limit" and ended.winner == c
+
+
+def test_H6_worth_is_cash_plus_prices_mortgaged_at_half_plus_buildings_at_cost() -> None:
+    t = Table(2, 1, hasbro_short_8())
+    c = t.state.current
+    for sq in range(40):
+        t.state.owner[sq] = BANK
+    _built(t, c, {1: 5, 3: 2})
+    give(t.state, c, 39)
+    t.state.mortgaged_round[39] = 0
+    cash = t.state.players[c].cash
+    assert t.state.net_worth(c) == cash + 60 + 4 * 50 + 60 + 2 * 50 + 200  # a hotel is 3 houses + 1 (H3)
+
+
+# -- invariants and replay equality under the hasbro presets ------------------------------------------------------
+
+
+PRESETS = [hasbro, hasbro_short_8, hasbro_short_6, lambda **kw: hasbro(rent_claims=True, **kw)]
+
+
+@pytest.mark.parametrize("make", PRESETS)
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_play_under_hasbro_keeps_every_guarantee(make: object, seed: int) -> None:
+    cash = (1500, 1500, 800)[seed - 1] if make is hasbro_short_8 else (1500, 600, 300)[seed - 1]
+    config = make(starting_cash=cash, round_cap=(None, 20)[seed % 2])  # type: ignore[operator]
+    run_game(config, 2 + seed, seed, random.Random(seed), steps=300, state_round_trip_every=10)
+
+
+class _EveryEvent:
+    """Replays a game event by event beside it, checking the invariants after each."""
+
+    def __init__(self, most: list[int]) -> None:
+        self.log: list[engine.Event] = []
+        self.shadow: TableState | None = None
+        self.most = most
+
+    def __call__(self, state: TableState, new: list[engine.Event]) -> None:
+        self.log.extend(new)
+        if self.shadow is None:
+            self.shadow = replay(self.log)
+            check_invariants(self.shadow, len(self.log))
+            return
+        shadow = self.shadow
+        for event in new:
+            engine.evolve(shadow, event)
+            check_invariants(shadow)
+            assert shadow.bank_houses() >= 0 and shadow.bank_hotels() >= 0  # P10: 32 houses, 12 hotels
+        b = shadow.buildings
+        self.most[0] = max(self.most[0], sum(b) - 5 * b.count(5))
+        self.most[1] = max(self.most[1], b.count(5))
+
+
+@pytest.mark.parametrize("make", [hasbro, hasbro_short_8, hasbro_short_6, hasbro_time])
+def test_bot_games_under_hasbro_keep_the_invariants_after_every_event_and_replay(make: object) -> None:
+    """Whole games of heuristic bots; after every event the invariants hold (money, owners, even
+    building, cards in their places, never more than 32 houses and 12 hotels out), and the
+    events replay to the same state."""
+    most = [0, 0]  # houses, hotels out at most
+    for seed in range(3):
+        checker = _EveryEvent(most)
+        state, _ = play_game(make(round_cap=300), 4, seed, "heuristic", on_events=checker, think_ms=3000)  # type: ignore[operator]
+        assert state.finished and state.end_reason != "round_cap"
+        assert state_to_data(replay(checker.log)) == state_to_data(state)
+    most_houses, most_hotels = most
+    assert 0 < most_houses <= 32 and most_hotels <= 12
+
+
+def test_heuristic_bot_uses_jail_policies() -> None:
+    t = table()
+    c = t.state.current
+    jail(t, c)
+    bot = HeuristicBot(1)
+    bot.jail_policy = "wait"
+    assert isinstance(bot.choose(t.state, c), Roll)
+    bot.jail_policy = "pay"
+    assert isinstance(bot.choose(t.state, c), PayJailFine)
