@@ -58,7 +58,11 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     broker.include_router(make_router(games))
     await broker.start()
     server, port, _ = await grpcserver.start_server(
-        settings.host, settings.rating_grpc_port, register(RatingService(games)), [SERVICE_NAME]
+        settings.host,
+        settings.rating_grpc_port,
+        register(RatingService(games)),
+        [SERVICE_NAME],
+        token_secret=settings.token_secret,
     )
     metrics.serve_metrics(settings.rating_metrics_port, settings.host)
     log.info("rating service on %s:%s (%s)", settings.host, port, thresholds)
