@@ -237,7 +237,7 @@ def print_ratings(
                 str(after[pid].xp - before[pid].xp),
             )
     Console(width=None if sys.stdout.isatty() else 160).print(out)
-    top = ", ".join(f"{e.rank}. {e.player} {e.ordinal:.2f}" for e in board.entries)
+    top = ", ".join(f"{e.rank}. {e.display_name} {e.ordinal:.2f}" for e in board.entries)
     print(f"leaderboard (ffa, {board.total} players): {top or 'empty'}")
 
 
@@ -330,7 +330,9 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
 
         async def refresh_leaders() -> None:
             board = await rating.Leaderboard(rating_pb2.LeaderboardRequest(pool="ffa", page_size=8), timeout=10)
-            leaders[:] = [f"{e.rank}. {escape(e.player)}  {e.ordinal:.2f} ({e.games} games)" for e in board.entries]
+            leaders[:] = [
+                f"{e.rank}. {escape(e.display_name)}  {e.ordinal:.2f} ({e.games} games)" for e in board.entries
+            ]
 
         def render() -> Group:
             nonlocal finished

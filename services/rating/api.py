@@ -114,6 +114,7 @@ class RatingService(rating_pb2_grpc.RatingServiceServicer):
                     mu=r["mu"],
                     sigma=r["sigma"],
                     games=r["games"],
+                    display_name=r["display_name"],
                 )
                 for i, r in enumerate(rows)
             ],

@@ -338,8 +338,11 @@ async def leaderboard(
 ) -> tuple[int, list[asyncpg.Record]]:
     total = await conn.fetchval("SELECT count(*) FROM ratings WHERE pool = $1 AND games > 0", pool)
     rows = await conn.fetch(
-        "SELECT player, mu, sigma, ordinal, games FROM ratings WHERE pool = $1 AND games > 0 "
-        "ORDER BY ordinal DESC, player LIMIT $2 OFFSET $3",
+        "SELECT player, mu, sigma, ordinal, games, COALESCE(("
+        "  SELECT seat->>'display_name' FROM matches m, jsonb_array_elements(m.seats) seat"
+        "  WHERE seat->>'player_id' = ratings.player ORDER BY m.formed_unix_ms DESC LIMIT 1"
+        "), player) AS display_name "
+        "FROM ratings WHERE pool = $1 AND games > 0 ORDER BY ordinal DESC, player LIMIT $2 OFFSET $3",
         pool,
         limit,
         offset,

@@ -154,6 +154,13 @@ async def test_four_players_queue_play_and_each_rating_moves_once_in_the_order_o
         [h] = hist
         assert h.table_id == table_id and h.rated and h.ordinal_delta == pytest.approx(entry.ordinal_delta)
 
+    # the leaderboard shows them under the names they played with
+    board = await rating.Leaderboard(rating_pb2.LeaderboardRequest(pool="ffa", page_size=100), timeout=10)
+    names = {e.player: e.display_name for e in board.entries}
+    for ticket in seats:
+        if ticket.player.player_id in names:
+            assert names[ticket.player.player_id] == ticket.player.display_name
+
     # the same GameEnded published again (a new message id: JetStream keeps it; the service must not)
     last = await js.get_last_msg(bus.TABLE_EVENTS.name, bus.table_subject(table_id))
     batch = common_pb2.EventBatch.FromString(last.data)

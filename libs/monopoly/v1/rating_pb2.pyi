@@ -77,20 +77,22 @@ class LeaderboardRequest(_message.Message):
     def __init__(self, pool: _Optional[str] = ..., page: _Optional[int] = ..., page_size: _Optional[int] = ...) -> None: ...
 
 class LeaderboardEntry(_message.Message):
-    __slots__ = ("rank", "player", "ordinal", "mu", "sigma", "games")
+    __slots__ = ("rank", "player", "ordinal", "mu", "sigma", "games", "display_name")
     RANK_FIELD_NUMBER: _ClassVar[int]
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     ORDINAL_FIELD_NUMBER: _ClassVar[int]
     MU_FIELD_NUMBER: _ClassVar[int]
     SIGMA_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
     rank: int
     player: str
     ordinal: float
     mu: float
     sigma: float
     games: int
-    def __init__(self, rank: _Optional[int] = ..., player: _Optional[str] = ..., ordinal: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., games: _Optional[int] = ...) -> None: ...
+    display_name: str
+    def __init__(self, rank: _Optional[int] = ..., player: _Optional[str] = ..., ordinal: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., games: _Optional[int] = ..., display_name: _Optional[str] = ...) -> None: ...
 
 class LeaderboardPage(_message.Message):
     __slots__ = ("pool", "page", "page_size", "total", "entries")
