@@ -111,6 +111,8 @@ class Platform:
             "DATABASE_URL": self.database_url,
             "CLOCK_SCALE": str(self.clock_scale),
             "TABLE_TARGET": f"127.0.0.1:{ports['table']}",
+            # Matchmaking matches on the rating service's ratings when the platform runs it.
+            "RATING_TARGET": f"127.0.0.1:{ports['rating']}" if "rating" in self.services else "",
             "PYTHONPATH": os.pathsep.join([str(ROOT / "libs"), str(ROOT), os.environ.get("PYTHONPATH", "")]),
             "PYTHONUNBUFFERED": "1",
             # Tables matchmaking forms delegate the sub-protocols this platform runs services for.

@@ -22,14 +22,14 @@ from faststream.nats import JStream, NatsBroker
 from nats.js.api import RetentionPolicy, StorageType
 
 from engine.config import SUB_PROTOCOLS
-from monopoly.v1 import table_pb2_grpc
+from monopoly.v1 import rating_pb2, rating_pb2_grpc, table_pb2_grpc
 from servicekit import bus, db, grpcserver, metrics
 from servicekit.outbox import Relay
 from servicekit.settings import Settings
 
 from .api import SERVICE_NAME, MatchmakingService, register
 from .handlers import make_router
-from .matcher import Matchmaker
+from .matcher import Matchmaker, RatingLookup
 from .queues import Rules
 
 log = logging.getLogger("matchmaking")
@@ -45,6 +45,20 @@ MATCH_EVENTS = JStream(
     duplicate_window=120.0,
     declare=True,
 )
+
+
+def rating_of(rating: rating_pb2_grpc.RatingServiceStub) -> RatingLookup:
+    """A player's rating in a pool from the rating service (openskill's start, mu 25 and sigma 25/3,
+    for a player it has not rated yet, so new and rated players share one scale)."""
+
+    async def lookup(player_id: str, pool: str) -> tuple[float, float]:
+        profile = await rating.GetProfile(rating_pb2.GetProfileRequest(player=player_id), timeout=2)
+        for r in profile.ratings:
+            if r.pool == pool:
+                return r.mu, r.sigma
+        return 25.0, 25.0 / 3
+
+    return lookup
 
 
 def external_subprotocols(env: dict[str, str] | None = None) -> tuple[str, ...]:
@@ -66,6 +80,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     await bus.ensure_stream(js, MATCH_EVENTS)
     relay = Relay(pool, js, "matchmaking")
     channel = grpc.aio.insecure_channel(settings.table_target)
+    rating_target = os.environ.get("RATING_TARGET", "")
+    rating_channel = grpc.aio.insecure_channel(rating_target) if rating_target else None
     mm = Matchmaker(
         pool,
         table_pb2_grpc.TableServiceStub(channel),
@@ -73,6 +89,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
         rules,
         settings.default_clock_scale,
         external_subprotocols(),
+        rating_lookup=rating_of(rating_pb2_grpc.RatingServiceStub(rating_channel)) if rating_channel else None,
     )
     mm.relay_wake = relay.wake
     relay_task = asyncio.create_task(relay.run(), name="outbox-relay")
@@ -105,6 +122,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     relay.stop()
     await relay_task
     await channel.close()
+    if rating_channel is not None:
+        await rating_channel.close()
     await nc.drain()
     await pool.close()
 

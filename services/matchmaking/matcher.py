@@ -56,6 +56,9 @@ PLAYER_TOKEN_TTL_S = 30 * 24 * 3600
 #: `(conn, player_ids) -> {player_id: (mu, sigma)}`: where ratings come from (default: the players
 #: table; point it at the rating service when it owns them).
 RatingSource = Callable[[asyncpg.Connection, list[str]], Awaitable[dict[str, tuple[float, float]]]]
+#: `(player_id, pool) -> (mu, sigma)`: a player's current rating, asked once per Enqueue (the rating
+#: service's, see `rating_lookup`); None keeps what the players table holds.
+RatingLookup = Callable[[str, str], Awaitable[tuple[float, float]]]
 
 
 def match_subject(table_id: str, what: str = "formed") -> str:
@@ -84,6 +87,7 @@ class Matchmaker:
         clock_scale: int = 1,
         external: tuple[str, ...] = (),
         ratings: RatingSource = store.ratings,
+        rating_lookup: RatingLookup | None = None,
     ) -> None:
         self.pool = pool
         self.table = table
@@ -92,6 +96,7 @@ class Matchmaker:
         self.clock_scale = clock_scale
         self.external = external
         self.ratings = ratings
+        self.rating_lookup = rating_lookup
         self.relay_wake: Callable[[], None] = lambda: None
         self._changed = asyncio.Event()
         self._stopped = asyncio.Event()
@@ -162,9 +167,17 @@ class Matchmaker:
                 raise BadRequest(f"a {mode} party has 2 to {size.max_party} players, not {party_size}")
         else:
             party_size = 1
+        rating = None
+        if self.rating_lookup is not None:  # the band compares current ratings: ask once, at enqueue
+            try:
+                rating = await self.rating_lookup(player_id, "team" if mode == "team" else "ffa")
+            except Exception:  # the rating service away: match on the last rating known here
+                log.warning("rating of %s unavailable; matching on the stored one", player_id, exc_info=True)
         async with self.pool.acquire() as conn, conn.transaction():
             await self._lock(conn, player_id)
             await self._free(conn, player_id)
+            if rating is not None:
+                await store.set_rating(conn, player_id, *rating)
             if party_id:
                 # The party's first ticket fixes its size; the advisory lock orders its members' enqueues.
                 await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"party:{mode}:{party_id}")

@@ -29,6 +29,10 @@ async def ratings(conn: asyncpg.Connection, player_ids: list[str]) -> dict[str, 
     return {r["player_id"]: (r["rating"], r["rating_sigma"]) for r in rows}
 
 
+async def set_rating(conn: asyncpg.Connection, player_id: str, mu: float, sigma: float) -> None:
+    await conn.execute("UPDATE players SET rating = $2, rating_sigma = $3 WHERE player_id = $1", player_id, mu, sigma)
+
+
 async def waiting_ticket(conn: asyncpg.Connection, player_id: str) -> asyncpg.Record | None:
     return await conn.fetchrow("SELECT * FROM tickets WHERE player_id = $1 AND status = 'waiting'", player_id)
 

@@ -23,7 +23,7 @@ import pytest
 from nats.js import JetStreamContext
 
 from client import BotTable, SubProtocolStubs
-from client.matchmaking import MatchmakingClient, SeatTicket
+from client.matchmaking import MatchmakingClient, Player, SeatTicket
 from client.platform import Platform
 from monopoly.v1 import common_pb2, rating_pb2, rating_pb2_grpc, table_pb2_grpc
 from servicekit import auth, bus
@@ -169,3 +169,33 @@ async def test_four_players_queue_play_and_each_rating_moves_once_in_the_order_o
     await consumed(js, ack.seq)
     assert await snapshot() == before
     assert await judged(rating, table_id) == result
+
+
+async def test_matchmaking_matches_on_the_rating_service_s_ratings(
+    mm: MatchmakingClient, rating: rating_pb2_grpc.RatingServiceStub, pool: asyncpg.Pool
+) -> None:
+    """The band compares current ratings: Enqueue asks the rating service (openskill's start for a new player)."""
+    newcomer = await mm.register(f"eve-{uuid.uuid4().hex[:6]}")
+    await mm.enqueue(newcomer, "duel")
+    try:
+        async with pool.acquire() as conn:
+            mu, sigma = await conn.fetchrow(
+                "SELECT rating, rating_sigma FROM matchmaking.players WHERE player_id = $1", newcomer.player_id
+            )
+        assert (mu, sigma) == pytest.approx((25.0, 25.0 / 3))
+        board = await rating.Leaderboard(rating_pb2.LeaderboardRequest(pool="ffa", page_size=1), timeout=10)
+        if board.entries:  # a rated player (the game above) queues with the rating it earned
+            rated = board.entries[0]
+            async with pool.acquire() as conn:
+                await conn.execute("UPDATE matchmaking.players SET rating = 0 WHERE player_id = $1", rated.player)
+            token = auth.issue(auth.DEV_TOKEN_SECRET, auth.ANY_TABLE, -1, rated.player, role="spectator")
+            veteran = Player(rated.player, token, rated.display_name)
+            await mm.enqueue(veteran, "classic")
+            async with pool.acquire() as conn:
+                stored = await conn.fetchval(
+                    "SELECT rating FROM matchmaking.players WHERE player_id = $1", rated.player
+                )
+            await mm.cancel(veteran)
+            assert stored == pytest.approx(rated.mu)
+    finally:
+        await mm.cancel(newcomer)
