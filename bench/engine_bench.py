@@ -5,7 +5,8 @@ checks and applies every command and emits every event), for GAMES games per
 run and RUNS runs per row. Rows: Classic without a clock (the engine alone,
 with and without the per-event hash `monopoly simulate` computes by default),
 then every mode on the virtual clock (a Tick before each decision, 3 s of
-thinking per decision, so timers and the economy rules apply). Each row gives
+thinking per decision, so timers and the economy rules apply), and the hasbro
+rule set's standard game. Each row gives
 the median run, the best run and the spread. The machine is shared and noisy
 (runs of the same code differ by up to 1.5x here): compare medians, or best
 runs, never single runs.
@@ -38,6 +39,7 @@ ROWS = (
     ("duel", "duel", 3, DEFAULT_THINK_MS, False),
     ("team", "team", 4, DEFAULT_THINK_MS, False),
     ("custom", "custom", 4, DEFAULT_THINK_MS, False),
+    ("hasbro", "hasbro", 4, DEFAULT_THINK_MS, False),
 )
 
 

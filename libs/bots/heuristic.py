@@ -114,16 +114,15 @@ class HeuristicBot:
             elif counts[group] == size - 1:
                 self._one_short.append((group, _only_missing(owner, board.members[group], seat)))
 
-    def _configure(self, config: TableConfig) -> None:
-        """Money thresholds in the rule set's scale (online: unchanged)."""
+    def configure(self, config: TableConfig) -> None:
+        """Money thresholds in the rule set's scale (online: unchanged). The simulator calls it
+        once per game; a bot not told is configured at its first roll decision."""
         self._config = config
         self.reserve = self.base_reserve * config.salary // 2000
         self.build_min = 500 * config.salary // 2000
 
     # -- the decision -----------------------------------------------------------
     def choose(self, state: TableState, seat: int) -> Command:
-        if state.config is not self._config:
-            self._configure(state.config)
         phase = state.phase
         if phase is _PRE_ROLL:
             return self._pre_roll(state, seat)
@@ -144,6 +143,8 @@ class HeuristicBot:
         raise ValueError(f"nothing to decide in phase {phase}")
 
     def _pre_roll(self, state: TableState, seat: int) -> Command:
+        if state.config is not self._config:
+            self.configure(state.config)
         player = state.players[seat]
         if self.jail_policy is not None and player.in_jail and not state.rolled:
             if self.jail_policy == "pay":

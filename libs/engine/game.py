@@ -373,15 +373,12 @@ def _actor(state: TableState, seat: int, phases: frozenset[Phase], rule: str = "
         raise RuleViolation(rule, f"not allowed in the {state.phase} phase")
 
 
-def _manager(state: TableState, seat: int, phases: frozenset[Phase], rule: str) -> None:
-    """Who may build, sell, mortgage and lift now: the actor in `phases`, or (P10, G9 hasbro)
-    any active player at any time."""
-    if state.config.manage_any_time:
-        if state.paused:
-            raise RuleViolation("E5", "the game is paused: confirm you are back")
-        _active(state, seat)
-        return
-    _actor(state, seat, phases, rule)
+def _any_time(state: TableState, seat: int) -> None:
+    """P10, G9 (hasbro, `manage_any_time`): any active player may build, sell, mortgage and lift
+    at any time; callers check the switch first and otherwise require the actor (`_actor`)."""
+    if state.paused:
+        raise RuleViolation("E5", "the game is paused: confirm you are back")
+    _active(state, seat)
 
 
 def _property(state: TableState, seat: int, square: int, rule: str) -> None:
@@ -438,8 +435,10 @@ def _check_build(state: TableState, cmd: Build) -> None:
     cfg = state.config
     if cfg.build_before_roll_only:
         _actor(state, cmd.seat, _ONLY_PRE_ROLL, rule="P9")
+    elif cfg.manage_any_time:
+        _any_time(state, cmd.seat)
     else:
-        _manager(state, cmd.seat, _MANAGE, rule="P9")
+        _actor(state, cmd.seat, _MANAGE, rule="P9")
     _property(state, cmd.seat, cmd.square, "P5")
     square = cfg.board.squares[cmd.square]
     if square.kind is not Kind.PROPERTY:
@@ -470,7 +469,10 @@ def _check_build(state: TableState, cmd: Build) -> None:
 
 
 def _check_sell(state: TableState, cmd: SellBuilding) -> None:
-    _manager(state, cmd.seat, _MANAGE, rule="P8")
+    if state.config.manage_any_time:
+        _any_time(state, cmd.seat)
+    else:
+        _actor(state, cmd.seat, _MANAGE, rule="P8")
     _property(state, cmd.seat, cmd.square, "P8")
     level = state.buildings[cmd.square]
     if level == 0:
@@ -482,7 +484,10 @@ def _check_sell(state: TableState, cmd: SellBuilding) -> None:
 
 
 def _check_mortgage(state: TableState, cmd: Mortgage) -> None:
-    _manager(state, cmd.seat, _MANAGE, rule="M1")
+    if state.config.manage_any_time:
+        _any_time(state, cmd.seat)
+    else:
+        _actor(state, cmd.seat, _MANAGE, rule="M1")
     _property(state, cmd.seat, cmd.square, "M1")
     if state.mortgaged_round[cmd.square] >= 0:
         raise RuleViolation("M1", "already mortgaged")
@@ -492,7 +497,10 @@ def _check_mortgage(state: TableState, cmd: Mortgage) -> None:
 
 
 def _check_lift(state: TableState, cmd: LiftMortgage) -> None:
-    _manager(state, cmd.seat, _LIFT, rule="M2")
+    if state.config.manage_any_time:
+        _any_time(state, cmd.seat)
+    else:
+        _actor(state, cmd.seat, _LIFT, rule="M2")
     _property(state, cmd.seat, cmd.square, "M2")
     if state.mortgaged_round[cmd.square] < 0:
         raise RuleViolation("M2", "not mortgaged")
@@ -1289,7 +1297,7 @@ def _land(ctx: _Ctx, seat: int, card: Card | None = None) -> None:
     elif kind is _TAX:
         _charge(ctx, seat, BANK, square.tax, "tax")
     elif kind is _CHANCE:
-        _draw_chance(ctx, seat)
+        _draw_card(ctx, seat, "chance")
     elif kind is _CASINO:
         if state.config.casino.enabled:
             if "casino" in state.config.external:  # what the casino service needs to take the bet
@@ -1343,10 +1351,6 @@ def _charge(
         _bankrupt(ctx, debtor, creditor)
         return
     ctx.emit(PaymentDue(debtor, creditor, amount, reason, then_move, bank_share))
-
-
-def _draw_chance(ctx: _Ctx, seat: int) -> None:
-    _draw_card(ctx, seat, "chance")
 
 
 def _draw_card(ctx: _Ctx, seat: int, deck: str) -> None:

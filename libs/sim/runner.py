@@ -147,12 +147,16 @@ def play_game(
     """
     state, events = new_game(config, [f"{bots}-{i}" for i in range(players)], seed)
     seat_bots = [make_bot(bots, draw(seed, 1000 + i)) for i in range(players)]
-    if jail_policy is not None:
-        for bot in seat_bots:
+    for bot in seat_bots:
+        configure = getattr(bot, "configure", None)
+        if configure is not None:
+            configure(config)  # money thresholds in the rule set's scale
+        if jail_policy is not None:
             bot.jail_policy = jail_policy  # type: ignore[attr-defined]
     landing = [0] * (JAIL_STATE + 1) if landing_stats else None
     rolling = -1  # the seat whose roll is still being resolved
     claims = config.rent_claims
+    extras = landing is not None or claims  # one check per command when neither is on
     chance = random.Random(draw(seed, 999))
     gone = [False] * players
     digest = hashlib.blake2b(digest_size=16)
@@ -209,10 +213,11 @@ def play_game(
             rolls += 1
             rolling = seat
         record(new)
-        if landing is not None and rolling >= 0:
-            rolling = observe_roll(state, rolling, landing)
-        if claims and state.claim and not state.finished:  # H2: the owner always claims in time
-            record(apply(state, ClaimRent(state.claim[1])))
+        if extras:
+            if landing is not None and rolling >= 0:
+                rolling = observe_roll(state, rolling, landing)
+            if claims and state.claim and not state.finished:  # H2: the owner always claims in time
+                record(apply(state, ClaimRent(state.claim[1])))
         if commands >= max_commands:
             raise RuntimeError(f"game seed {seed} did not end within {max_commands} commands")
     return state, GameResult(
