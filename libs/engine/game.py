@@ -1434,7 +1434,7 @@ def _start_auction(
     limits: tuple[int, ...] = ()
     bid_ms = 0
     if "auction" in state.config.external:  # what the auction service needs to run it alone
-        mortgage_value = state.config.board.squares[square].mortgage_value
+        mortgage_value = 0 if reason in _BUILDING_AUCTIONS else state.config.board.squares[square].mortgage_value
         limits = tuple(_raisable_for_bid(state, seat, mortgage_value) for seat in bidders)
         bid_ms = state.config.clock.bid_seconds * 1000
     ctx.emit(
@@ -1475,8 +1475,11 @@ def _bid_limit(state: TableState, cmd: Command) -> int:
     cash = state.players[seat].cash - owed
     if not isinstance(cmd, auctions.Bid) or cmd.amount <= cash:
         return cash
-    assert state.auction is not None
-    return state.raisable(seat) - owed + state.config.board.squares[state.auction.square].mortgage_value
+    auction = state.auction
+    assert auction is not None
+    if auction.reason in _BUILDING_AUCTIONS:  # P10: a building is won, not a square to mortgage
+        return state.raisable(seat) - owed
+    return state.raisable(seat) - owed + state.config.board.squares[auction.square].mortgage_value
 
 
 def _raisable_for_bid(state: TableState, seat: int, mortgage_value: int) -> int:

@@ -676,3 +676,36 @@ def test_heuristic_bot_uses_jail_policies() -> None:
     assert isinstance(bot.choose(t.state, c), Roll)
     bot.jail_policy = "pay"
     assert isinstance(bot.choose(t.state, c), PayJailFine)
+
+
+# -- external auctions (an auction service) for the hasbro reasons ------------------------------------------
+
+
+def test_A2_D4_P10_external_auctions_carry_the_hasbro_bidding_rules() -> None:
+    t = Table(4, 1, hasbro(external=("auction",)))
+    c = t.state.current
+    roll_onto(t, 39)
+    events = t.do(engine.DeclineProperty(c))
+    started = events[-1]
+    assert isinstance(started, AuctionStarted) and started.reason == "declined"
+    assert (started.start_price, started.increment, started.bid_ms) == (10, 1, 20_000)
+    assert c in started.bidders and started.limits == tuple(1500 + 200 for _ in started.bidders)  # A3
+    winner = started.bidders[0]
+    events = t.do(engine.SettleAuction(BANK, started.auction_id, winner, 11))
+    assert AuctionSettled(started.auction_id, 39, winner, 11) in events
+    t.do(Pay(winner))
+    assert t.state.owner[39] == winner
+    # a building auction: what is won is a house, so no mortgage value counts toward the limit
+    t2 = table()
+    c = t2.state.current
+    o, x = other(t2.state, c), other(t2.state, c, 2)
+    t2.state.config = hasbro(external=("auction",))
+    _built(t2, x, {31: 4, 32: 4, 34: 4, 26: 4, 27: 4, 29: 4})
+    _built(t2, o, {11: 3, 13: 2, 14: 2})
+    give(t2.state, c, 1, 3)
+    started = t2.do(Build(c, 1))[-1]
+    assert isinstance(started, AuctionStarted) and started.reason == "house"
+    assert started.limits == (t2.state.raisable(o), t2.state.raisable(c))
+    t2.do(engine.SettleAuction(BANK, started.auction_id, c, 10))
+    t2.do(Pay(c))
+    assert t2.state.won_buildings == [(c, 1)]
