@@ -213,7 +213,7 @@ def _simulate(args: argparse.Namespace) -> int:
 def _print_summary(s: dict[str, object]) -> None:
     rows = [
         ("games", s["games"]),
-        ("finished (last player standing)", s["finished"]),
+        ("finished (by the rules: last player, short game, time limit)", s["finished"]),
         ("capped (round cap, by net worth)", s["capped"]),
         ("end reasons", s["end_reasons"]),
         ("bankruptcies by cause", s["bankruptcies"]),
