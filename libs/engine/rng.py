@@ -8,6 +8,8 @@ re-rolling anything.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
 
@@ -41,7 +43,7 @@ def dice(seed: int, counter: int) -> tuple[int, int]:
     return (((z1 ^ (z1 >> 31)) * 6) >> 64) + 1, (((z2 ^ (z2 >> 31)) * 6) >> 64) + 1
 
 
-def shuffled(items: tuple[int, ...] | list[int], seed: int, counter: int) -> tuple[int, ...]:
+def shuffled(items: Sequence[int], seed: int, counter: int) -> tuple[int, ...]:
     """Fisher-Yates shuffle consuming ``len(items) - 1`` draws from ``counter`` on."""
     out = list(items)
     k = counter
