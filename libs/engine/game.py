@@ -1126,12 +1126,15 @@ def _expire_mortgages(ctx: _Ctx) -> None:
     limit = state.config.mortgage_expiry_rounds
     if limit is None or state.round <= limit or state.auction is not None or state.finished:
         return
-    expired = range(0, state.round - limit + 1)
-    if not any(map(expired.__contains__, state.mortgaged_round)):  # C-level scan: the common case
+    cutoff = state.round - limit
+    for mortgaged in state.mortgaged_round:  # the common case: no mortgage that old
+        if 0 <= mortgaged <= cutoff:
+            break
+    else:
         return
     seat = state.current
     for sq in state.config.board.purchasable:
-        if state.owner[sq] == seat and 0 <= state.mortgaged_round[sq] <= state.round - limit:
+        if state.owner[sq] == seat and 0 <= state.mortgaged_round[sq] <= cutoff:
             ctx.emit(MortgageExpired(seat, sq))
             _start_auction(ctx, sq, "mortgage_expired", after=seat, excluded=BANK)
             return
