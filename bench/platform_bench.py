@@ -1,14 +1,16 @@
-"""Platform throughput: the table service under bot load through gRPC, NATS and Postgres.
+"""Platform throughput: the table service and the auction, trade and casino services under bot load.
 
-What is measured, everything on this one machine (servers, service, load):
+What is measured, everything on this one machine (servers, services, load):
   echo   a bare grpc.aio unary echo server, 64 calls in flight: the ceiling of
          Python gRPC here, measured in the same run for a ratio;
-  full   TABLES tables of 4 heuristic bots submitting as fast as the service
-         answers: committed commands/s, events/s (counted on JetStream),
-         p50/p99 SubmitCommand latency; median of RUNS runs;
+  full   TABLES tables of 4 heuristic bots submitting as fast as the services
+         answer: committed commands/s (table commands plus the bids, bets and
+         trades the sub-protocol services committed), events/s (counted on
+         JetStream), p50/p99 SubmitCommand latency; median of RUNS runs;
   human  HUMAN_TABLES tables whose bots think THINK s per decision, for WINDOW
          s: p99 latency, the service's CPU share and resident memory per table.
-The load generator is this process; the service and the servers are others.
+With --services table the sub-protocols run inside the table (the table-only baseline).
+The load generator is this process; the services and the servers are others.
 NATS_URL / DATABASE_URL when set, else the embedded servers.
 """
 
@@ -29,7 +31,7 @@ import grpc
 import nats
 import psutil
 
-from client import BotTable, connect
+from client import BotTable, SubProtocolStubs, connect
 from client.platform import Platform
 from servicekit.bus import TABLE_EVENTS, ensure_stream
 from servicekit.embedded import free_port, servers
@@ -96,7 +98,8 @@ def pct(values: list[float], p: float) -> float:
 
 async def full_speed(platform: Platform, js: nats.js.JetStreamContext, tables: int, seed: int) -> dict[str, float]:
     channel, stub = connect(platform.table_target)
-    games = [BotTable(stub, seed=seed + i) for i in range(tables)]
+    services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
+    games = [BotTable(stub, seed=seed + i, services=services) for i in range(tables)]
     for g in games:
         await g.create()
     before = await stream_events(js)
@@ -106,10 +109,14 @@ async def full_speed(platform: Platform, js: nats.js.JetStreamContext, tables: i
     await asyncio.sleep(1.0)  # the relay publishes what was committed last
     batches = await stream_events(js) - before
     await channel.close()
+    await services.close()
     latencies = [x for g in games for x in g.latencies]
     commands = sum(g.commands for g in games)
+    service_moves = sum(sum(g.service_moves.values()) for g in games)
     return {
-        "commands_per_s": commands / elapsed,
+        "commands_per_s": (commands + service_moves) / elapsed,
+        "table_commands_per_s": commands / elapsed,
+        "service_moves_per_s": service_moves / elapsed,
         "events_per_s": sum(s.seq for s in states) / elapsed,
         "jetstream_msgs_per_s": batches / elapsed,
         "p50_ms": pct(latencies, 0.5) * 1000,
@@ -145,7 +152,8 @@ async def human_pace(platform: Platform, tables: int, think: float, window: floa
     service = psutil.Process(platform.table.proc.pid)
     channel, stub = connect(platform.table_target)
     rss_before = service.memory_info().rss
-    games = [BotTable(stub, seed=10_000 + i, think_s=think) for i in range(tables)]
+    services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
+    games = [BotTable(stub, seed=10_000 + i, think_s=think, services=services) for i in range(tables)]
     for i in range(0, tables, 50):
         await asyncio.gather(*(g.create() for g in games[i : i + 50]))
     tasks = [asyncio.create_task(g.play()) for g in games]
@@ -166,6 +174,7 @@ async def human_pace(platform: Platform, tables: int, think: float, window: floa
     with contextlib.suppress(Exception):
         await asyncio.gather(*tasks, return_exceptions=True)
     await channel.close()
+    await services.close()
     return {
         "commands_per_s": len(latencies) / elapsed,
         "p50_ms": pct(latencies, 0.5) * 1000,
@@ -184,6 +193,12 @@ async def main() -> int:
     parser.add_argument("--human-tables", type=int, default=int(os.environ.get("HUMAN_TABLES", 1000)))
     parser.add_argument("--think", type=float, default=3.0)
     parser.add_argument("--window", type=float, default=float(os.environ.get("WINDOW", 30)))
+    parser.add_argument(
+        "--services",
+        choices=("all", "table"),
+        default=os.environ.get("SERVICES", "all"),
+        help="all: auctions, trades and bets go through their services; table: the table runs them itself",
+    )
     args = parser.parse_args()
     print(__doc__.strip(), "\n", flush=True)
 
@@ -191,8 +206,10 @@ async def main() -> int:
     print(f"echo   bare grpc.aio unary, 64 in flight: {echo:,.0f} calls/s", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp, servers(Path(tmp)) as (nats_url, db_url):
-        platform = Platform(nats_url, db_url, Path(tmp) / "svc", clock_scale=1)
+        names = ("table", "auction", "trade", "casino") if args.services == "all" else ("table",)
+        platform = Platform(nats_url, db_url, Path(tmp) / "svc", clock_scale=1, services=names)
         await platform.start()
+        print(f"services: {', '.join(names)}", flush=True)
         nc = await nats.connect(nats_url)
         js = nc.jetstream()
         await ensure_stream(js)
@@ -202,7 +219,9 @@ async def main() -> int:
                 r = await full_speed(platform, js, args.tables, seed=1000 * (i + 1))
                 runs.append(r)
                 print(
-                    f"full   run {i + 1}/{args.runs}: {r['commands_per_s']:,.0f} commands/s, "
+                    f"full   run {i + 1}/{args.runs}: {r['commands_per_s']:,.0f} commands/s "
+                    f"({r['table_commands_per_s']:,.0f} at the table, "
+                    f"{r['service_moves_per_s']:,.0f} at the services), "
                     f"{r['events_per_s']:,.0f} events/s, p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms",
                     flush=True,
                 )

@@ -1,9 +1,14 @@
-"""Client SDK: talk to the table service, and let bots play tables through it.
+"""Client SDK: talk to the platform's services, and let bots play tables through them.
 
 `BotTable` keeps a local replica of a table's engine state from the
 `WatchTable` stream (a snapshot, then every event) and submits its bots'
 commands whenever one of their seats must act, exactly as a player's client
 would: the server stays the authority, the replica only decides.
+
+With sub-protocols delegated to services (`external`), bids go to the
+auction service (whose view of the running auction the bots read), bets to
+the casino service and trade proposals and answers to the trade service;
+the table's stream then shows their results.
 """
 
 from __future__ import annotations
@@ -12,21 +17,83 @@ import asyncio
 import contextlib
 import json
 import uuid
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import grpc
 
 from bots import make_bot
-from engine import Event, TableState, codec, evolve
+from engine import (
+    AcceptTrade,
+    Bid,
+    Command,
+    DeclineBet,
+    Event,
+    PassBid,
+    Phase,
+    PlaceBet,
+    ProposeTrade,
+    TableState,
+    codec,
+    evolve,
+)
 from engine.rng import draw
-from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
+from engine.state import TradeOffer
+from monopoly.v1 import (
+    auction_pb2,
+    auction_pb2_grpc,
+    casino_pb2,
+    casino_pb2_grpc,
+    common_pb2,
+    table_pb2,
+    table_pb2_grpc,
+    trade_pb2,
+    trade_pb2_grpc,
+)
 from servicekit.wire import command_to_proto, event_from_proto
+
+#: How often a bot looks again at a sub-protocol service that has not caught up with the table yet.
+POLL_S = 0.05
+#: How long a bot waits before trying a service that did not answer (UNAVAILABLE: restarting).
+RETRY_S = 0.25
 
 
 def connect(target: str) -> tuple[grpc.aio.Channel, table_pb2_grpc.TableServiceStub]:
     channel = grpc.aio.insecure_channel(target)
     return channel, table_pb2_grpc.TableServiceStub(channel)
+
+
+@dataclass
+class SubProtocolStubs:
+    """Stubs of the sub-protocol services a platform runs (None: that one is not delegated)."""
+
+    auction: auction_pb2_grpc.AuctionServiceStub | None = None
+    trade: trade_pb2_grpc.TradeServiceStub | None = None
+    casino: casino_pb2_grpc.CasinoServiceStub | None = None
+    channels: list[grpc.aio.Channel] = field(default_factory=list)
+
+    @classmethod
+    def connect(cls, targets: dict[str, str]) -> SubProtocolStubs:
+        stubs = cls()
+        for name, stub_type in (
+            ("auction", auction_pb2_grpc.AuctionServiceStub),
+            ("trade", trade_pb2_grpc.TradeServiceStub),
+            ("casino", casino_pb2_grpc.CasinoServiceStub),
+        ):
+            if name in targets:
+                channel = grpc.aio.insecure_channel(targets[name])
+                stubs.channels.append(channel)
+                setattr(stubs, name, stub_type(channel))
+        return stubs
+
+    @property
+    def external(self) -> tuple[str, ...]:
+        return tuple(name for name in ("auction", "trade", "casino") if getattr(self, name) is not None)
+
+    async def close(self) -> None:
+        for channel in self.channels:
+            await channel.close()
 
 
 @dataclass
@@ -45,14 +112,28 @@ class BotTable:
     tokens: dict[int, str] = field(default_factory=dict)
     commands: int = 0
     refused: int = 0
+    #: Calls a sub-protocol service could not take (it was down or restarting); each was tried again.
+    unavailable: int = 0
     latencies: list[float] = field(default_factory=list)
     #: Called with (table, event) for every event the replica applies.
     on_event: Callable[[BotTable, Event], None] | None = None
+    #: The services that run this table's sub-protocols (the table is created delegating them).
+    services: SubProtocolStubs = field(default_factory=SubProtocolStubs)
+    #: Events the replica applied, by type name.
+    event_counts: Counter[str] = field(default_factory=Counter)
+    #: Moves sent to each sub-protocol service: bids and passes, bets, proposals and answers.
+    service_moves: dict[str, int] = field(default_factory=lambda: {"auction": 0, "trade": 0, "casino": 0})
 
     async def create(self) -> str:
         names = [f"{self.bots}-{i}" for i in range(self.players)]
         reply = await self.stub.CreateTable(
-            table_pb2.CreateTableRequest(mode=self.mode, players=names, seed=self.seed, clock_scale=self.clock_scale)
+            table_pb2.CreateTableRequest(
+                mode=self.mode,
+                players=names,
+                seed=self.seed,
+                clock_scale=self.clock_scale,
+                external=list(self.services.external),
+            )
         )
         self.table_id = reply.table_id
         for seat in range(self.players):
@@ -95,6 +176,7 @@ class BotTable:
             if env.seq == state.seq + 1:
                 event = event_from_proto(env.payload)
                 evolve(state, event)
+                self.event_counts[type(event).__name__] += 1
                 if self.on_event is not None:
                     self.on_event(self, event)
 
@@ -109,7 +191,10 @@ class BotTable:
         ):
             return
         seat = state.actor
-        if seat in self._bots:
+        if state.phase is Phase.AUCTION and "auction" in state.config.external:
+            assert state.auction is not None
+            self._acting = asyncio.create_task(self._bid_at_service(state.auction.auction_id, state.seq))
+        elif seat in self._bots:
             self._acting = asyncio.create_task(self._act(self._bots[seat], seat, state.seq))
 
     async def _act(self, bot: object, seat: int, seq: int) -> None:
@@ -119,6 +204,29 @@ class BotTable:
             if self.state.seq != seq:
                 return
         command = bot.choose(self.state, seat)  # type: ignore[attr-defined]
+        external = self.state.config.external
+        if isinstance(command, (PlaceBet, DeclineBet)) and "casino" in external:
+            await self._at_service(self._bet_at_service(command, seq))
+        elif isinstance(command, ProposeTrade) and "trade" in external:
+            await self._at_service(self._trade_at_service(command))
+        else:
+            await self._submit(command, seat, seq)
+
+    async def _at_service(self, move: Awaitable[None]) -> None:
+        try:
+            await move
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.UNAVAILABLE:
+                self.unavailable += 1  # the service is restarting: try again shortly
+                await asyncio.sleep(RETRY_S)
+            elif exc.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.NOT_FOUND):
+                self.refused += 1  # refused by the rules there (a stale trade, a bet that timed out)
+            else:
+                raise
+        finally:
+            asyncio.get_running_loop().call_soon(self._maybe_act)
+
+    async def _submit(self, command: Command, seat: int, seq: int) -> None:
         request = table_pb2.SubmitCommandRequest(
             table_id=self.table_id,
             command_id=uuid.uuid4().hex,
@@ -141,5 +249,143 @@ class BotTable:
         finally:
             asyncio.get_running_loop().call_soon(self._maybe_act)
 
+    # -- sub-protocols run by services ---------------------------------------------
 
-__all__ = ["BotTable", "connect"]
+    async def _bid_at_service(self, auction_id: int, seq: int) -> None:
+        """Bid for whichever bot seat the auction service waits for, until the auction is settled there."""
+        try:
+            await self._bid_until_settled(auction_id, seq)
+        finally:
+            asyncio.get_running_loop().call_soon(self._maybe_act)
+
+    async def _bid_until_settled(self, auction_id: int, seq: int) -> None:
+        stub = self.services.auction
+        assert stub is not None and self.state is not None
+        request = auction_pb2.GetAuctionRequest(table_id=self.table_id, auction_id=auction_id)
+        while not self._stopped and self.state.seq == seq:
+            try:
+                view = await stub.GetAuction(request, timeout=30)
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() == grpc.StatusCode.UNAVAILABLE:  # restarting
+                    self.unavailable += 1
+                    await asyncio.sleep(RETRY_S)
+                    continue
+                if exc.code() != grpc.StatusCode.NOT_FOUND:  # NOT_FOUND: the service has not opened it yet
+                    raise
+                await asyncio.sleep(POLL_S)
+                continue
+            if view.status != "open":
+                await asyncio.sleep(POLL_S)  # settled there: the table's events follow
+                continue
+            seat = view.bidder
+            if seat not in self._bots:
+                await asyncio.sleep(POLL_S)
+                continue
+            if self.think_s:
+                await asyncio.sleep(self.think_s)
+            local = self.state.copy()
+            auction = local.auction
+            assert auction is not None
+            auction.turn = list(view.bidders).index(seat)
+            auction.out = list(view.passed)
+            auction.high_bid, auction.high_bidder = view.high_bid, view.high_bidder
+            move = self._bots[seat].choose(local, seat)
+            try:
+                if isinstance(move, Bid):
+                    bid = auction_pb2.PlaceBidRequest(
+                        table_id=self.table_id,
+                        auction_id=auction_id,
+                        seat=seat,
+                        amount=move.amount,
+                        seat_token=self.tokens[seat],
+                    )
+                    await stub.PlaceBid(bid, timeout=30)
+                else:
+                    assert isinstance(move, PassBid), move
+                    passing = auction_pb2.PassRequest(
+                        table_id=self.table_id, auction_id=auction_id, seat=seat, seat_token=self.tokens[seat]
+                    )
+                    await stub.Pass(passing, timeout=30)
+                self.service_moves["auction"] += 1
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() == grpc.StatusCode.UNAVAILABLE:
+                    self.unavailable += 1
+                    await asyncio.sleep(RETRY_S)
+                elif exc.code() == grpc.StatusCode.FAILED_PRECONDITION:  # a time-out passed for the bidder first
+                    self.refused += 1
+                else:
+                    raise
+
+    async def _bet_at_service(self, command: PlaceBet | DeclineBet, seq: int) -> None:
+        stub = self.services.casino
+        assert stub is not None and self.state is not None
+        seat = command.seat
+        while True:  # until the casino service has opened the bet the table announced
+            if self._stopped or self.state.seq != seq:
+                return  # the table moved on (the bet was settled)
+            try:
+                bet = await stub.GetBet(casino_pb2.GetBetRequest(table_id=self.table_id), timeout=30)
+                if bet.status == "open" and bet.seat == seat:
+                    break
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAVAILABLE):
+                    raise
+            await asyncio.sleep(POLL_S)
+        if isinstance(command, PlaceBet):
+            request = casino_pb2.PlaceBetRequest(
+                table_id=self.table_id, seat=seat, numbers=list(command.numbers), seat_token=self.tokens[seat]
+            )
+            await stub.PlaceBet(request, timeout=30)
+        else:
+            decline = casino_pb2.DeclineBetRequest(table_id=self.table_id, seat=seat, seat_token=self.tokens[seat])
+            await stub.Decline(decline, timeout=30)
+        self.service_moves["casino"] += 1
+
+    async def _trade_at_service(self, command: ProposeTrade) -> None:
+        """Propose at the trade service, then let the counterparty's bot answer there.
+
+        The table learns of a trade only when it executes, so the replica counts this
+        turn's proposal itself (T1) and shows the counterparty the offer as the table
+        would have.
+        """
+        stub = self.services.trade
+        assert stub is not None and self.state is not None
+        state = self.state
+        state.proposals += 1  # T1, as the trade service counts it
+        terms = trade_pb2.TradeTerms(
+            counterparty=command.counterparty,
+            give_cash=command.give_cash,
+            give_squares=list(command.give_squares),
+            take_cash=command.take_cash,
+            take_squares=list(command.take_squares),
+        )
+        proposal = trade_pb2.ProposeTradeRequest(
+            table_id=self.table_id, seat=command.seat, seat_token=self.tokens[command.seat], terms=terms
+        )
+        view = await stub.ProposeTrade(proposal, timeout=30)
+        self.service_moves["trade"] += 1
+        other = command.counterparty
+        if other not in self._bots:
+            return
+        local = state.copy()
+        local.trade = TradeOffer(
+            int(view.trade_id),
+            command.seat,
+            other,
+            command.give_cash,
+            tuple(command.give_squares),
+            command.take_cash,
+            tuple(command.take_squares),
+        )
+        answer = self._bots[other].choose(local, other)
+        action = trade_pb2.TradeActionRequest(
+            table_id=self.table_id, trade_id=view.trade_id, seat=other, seat_token=self.tokens[other]
+        )
+        if isinstance(answer, AcceptTrade):
+            await stub.AcceptTrade(action, timeout=30)
+        else:
+            await stub.DeclineTrade(action, timeout=30)
+        self.service_moves["trade"] += 1
+
+
+__all__ = ["BotTable", "SubProtocolStubs", "connect"]

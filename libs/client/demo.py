@@ -6,10 +6,14 @@ import asyncio
 import contextlib
 import sys
 import time
+import uuid
 from collections import deque
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import asyncpg
+import grpc
 import nats
 from rich.console import Console, Group
 from rich.live import Live
@@ -17,30 +21,62 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from engine import Event, TableState
+from engine import Event, TableState, check_invariants
+from engine.invariants import InvariantBroken
+from monopoly.v1 import casino_pb2, rating_pb2, rating_pb2_grpc
 from servicekit.bus import ensure_stream
 from servicekit.embedded import servers
 from sim.narrate import describe
 
-from . import BotTable, connect
+from . import BotTable, SubProtocolStubs, connect
+from .matchmaking import MatchmakingClient, Player, SeatTicket
 from .platform import Platform
 from .verify import check_table
 
+#: Names of the demo's players: people (as far as the rating service can tell) whose moves bots choose.
+NAMES = ("ada", "bruno", "chen", "dara", "emeka", "farah", "goran", "hana", "ivo", "jun", "kemal", "lea")
+#: The demo's games last seconds, not R1's 10 real minutes: the demo lowers that minimum (and says so).
+DEMO_RATING_MIN_REAL_MINUTES = "0.05"
+
 
 async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: int = 60) -> int:
-    """Play `tables` bot tables through the API to the end, then check every table's records agree."""
+    """Players queue, get matched into `tables` tables, play them to the end through the API (bots choose
+    their moves), and see their ratings change; then every table's records and money are checked."""
     err = Console(stderr=True)
     with servers(data_dir) as (nats_url, db_url):
         err.print(f"NATS {nats_url}\nPostgres {db_url}")
-        platform = Platform(nats_url, db_url, data_dir, clock_scale)
+        platform = Platform(
+            nats_url, db_url, data_dir, clock_scale, extra_env={"RATING_MIN_REAL_MINUTES": DEMO_RATING_MIN_REAL_MINUTES}
+        )
         await platform.start()
-        err.print(f"table service on {platform.table_target}; playing {tables} {mode} tables of 4 bots...")
+        err.print(f"services: {', '.join(f'{n} {platform.target(n)}' for n in platform.processes)}")
+        err.print(
+            f"rating: R1's minimum of 10 real minutes is lowered to {DEMO_RATING_MIN_REAL_MINUTES} for this demo "
+            "(RATING_MIN_REAL_MINUTES); every other condition of R1 holds"
+        )
         channel, stub = connect(platform.table_target)
-        players = 3 if mode == "duel" else 4
-        games = [BotTable(stub, mode=mode, players=players, seed=i + 1, clock_scale=clock_scale) for i in range(tables)]
+        services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
+        rating_channel = grpc.aio.insecure_channel(platform.target("rating"))
+        rating = rating_pb2_grpc.RatingServiceStub(rating_channel)
+        seats_per_table = 3 if mode == "duel" else 4
         started = time.perf_counter()
-        for g in games:
-            await g.create()
+        async with MatchmakingClient(platform.target("matchmaking")) as mm:
+            tickets = await queue_players(mm, tables, seats_per_table, mode, err)
+        games = [
+            BotTable(
+                stub,
+                mode=mode,
+                players=seats_per_table,
+                seed=i + 1,
+                clock_scale=clock_scale,
+                services=services,
+                table_id=table_id,
+                tokens={t.seat: t.seat_token for t in seated},
+            )
+            for i, (table_id, seated) in enumerate(tickets.items())
+        ]
+        before = {t.player.player_id: await profile(rating, t.player) for seated in tickets.values() for t in seated}
+        err.print(f"playing {len(games)} {mode} tables...")
         done = 0
 
         async def play(g: BotTable) -> TableState:
@@ -57,37 +93,199 @@ async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: 
         js = nc.jetstream()
         await ensure_stream(js)
         checks = [await check_table(pool, js, stub, g.table_id) for g in games]
+        ledgers = [await ledger(g, services) for g in games]
+        verdicts = {g.table_id: await game_verdict(rating, g.table_id) for g in games}
+        after = {t.player.player_id: await profile(rating, t.player) for seated in tickets.values() for t in seated}
+        board = await rating.Leaderboard(rating_pb2.LeaderboardRequest(pool="ffa", page_size=10), timeout=10)
         await nc.close()
         await pool.close()
+        await services.close()
+        await rating_channel.close()
         await channel.close()
         await platform.stop()
     out = Table(title=f"{tables} {mode} tables in {elapsed:.1f} s")
-    for col in ("table", "rounds", "winner", "commands", "Postgres rows", "JetStream events", "replay", "agree"):
+    columns = (
+        "table",
+        "rounds",
+        "winner",
+        "commands",
+        "auctions",
+        "trades",
+        "bets",
+        "pool",
+        "events",
+        "agree",
+        "ledger",
+    )
+    for col in columns:
         out.add_column(col)
-    for g, state, c in zip(games, states, checks, strict=True):
+    for g, state, c, book in zip(games, states, checks, ledgers, strict=True):
         out.add_row(
             g.table_id,
             str(state.round),
             state.players[state.winner].name,
             str(g.commands),
-            str(c.rows),
-            str(c.stream_events),
-            "equal" if c.replay_matches else "DIFFERENT",
+            str(book.auctions),
+            str(book.trades),
+            str(book.bets),
+            f"${book.pool:,}",
+            f"{c.rows}/{c.stream_events}",
             "yes" if c.ok else "NO",
+            "balanced" if book.balanced else "OFF",
         )
-    Console().print(out)
+    Console(width=None if sys.stdout.isatty() else 160).print(out)
     commands = sum(g.commands for g in games)
-    ok = all(c.ok for c in checks) and all(s.finished for s in states)
-    print(f"{commands} commands ({commands / elapsed:.0f}/s); every table agrees: {'yes' if ok else 'NO'}")
+    moves = {name: sum(g.service_moves[name] for g in games) for name in ("auction", "trade", "casino")}
+    totals = Ledger(
+        auctions=sum(b.auctions for b in ledgers),
+        trades=sum(b.trades for b in ledgers),
+        bets=sum(b.bets for b in ledgers),
+        pool=sum(b.pool for b in ledgers),
+        balanced=all(b.balanced for b in ledgers),
+    )
+    agree = all(c.ok for c in checks) and all(s.finished for s in states)
+    ok = agree and totals.balanced
+    print(f"{commands} table commands ({commands / elapsed:.0f}/s)")
+    print(
+        f"through the services: {totals.auctions} auctions settled ({moves['auction']} bids and passes), "
+        f"{totals.trades} trades executed ({moves['trade']} proposals and answers), "
+        f"{totals.bets} casino bets settled ({moves['casino']} bets and declines); "
+        f"jackpot pools at the end ${totals.pool:,}"
+    )
+    print_ratings(tickets, games, states, verdicts, before, after, board)
+    verdict = {True: "yes", False: "NO"}
+    print(f"every table's records agree: {verdict[agree]}; money ledger balanced: {verdict[totals.balanced]}")
     return 0 if ok else 1
+
+
+async def queue_players(
+    mm: MatchmakingClient, tables: int, seats: int, mode: str, err: Console
+) -> dict[str, list[SeatTicket]]:
+    """Register players and queue them, a table's worth at a time, until `tables` tables have formed."""
+    tag = uuid.uuid4().hex[:4]
+    tickets: dict[str, list[SeatTicket]] = {}
+    for t in range(tables):
+        players = [
+            await mm.register(f"{NAMES[(t * seats + i) % len(NAMES)]}-{tag}{t * seats + i}") for i in range(seats)
+        ]
+        for p in players:
+            await mm.enqueue(p, mode)
+        seated = await asyncio.gather(*(mm.wait_match(p) for p in players))
+        for ticket in seated:
+            tickets.setdefault(ticket.table_id, []).append(ticket)
+        err.print(f"  queued {', '.join(p.display_name for p in players)} -> table {seated[0].table_id}")
+    return tickets
+
+
+async def profile(rating: rating_pb2_grpc.RatingServiceStub, player: Player) -> rating_pb2.Profile:
+    """A player's profile, by id (tables formed by matchmaking) or else by display name."""
+    found: rating_pb2.Profile = rating_pb2.Profile()
+    for key in (player.player_id, player.display_name):
+        found = await rating.GetProfile(rating_pb2.GetProfileRequest(player=key), timeout=10)
+        if found.games:
+            break
+    return found
+
+
+async def game_verdict(rating: rating_pb2_grpc.RatingServiceStub, table_id: str, wait_s: float = 30.0) -> str:
+    """How the rating service judged a finished game: "rated", or why not."""
+    deadline = asyncio.get_running_loop().time() + wait_s
+    while True:
+        try:
+            game = await rating.GetGame(rating_pb2.GetGameRequest(table_id=table_id), timeout=10)
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.NOT_FOUND or asyncio.get_running_loop().time() > deadline:
+                return f"not judged ({exc.code().name})"
+            await asyncio.sleep(0.2)
+            continue
+        return "rated" if game.rated else f"not rated: {game.reason}"
+
+
+def ffa(profile: rating_pb2.Profile) -> tuple[float, int]:
+    for r in profile.ratings:
+        if r.pool == "ffa":
+            return r.ordinal, r.games
+    return 0.0, 0
+
+
+def print_ratings(
+    tickets: dict[str, list[SeatTicket]],
+    games: list[BotTable],
+    states: list[TableState],
+    verdicts: dict[str, str],
+    before: dict[str, rating_pb2.Profile],
+    after: dict[str, rating_pb2.Profile],
+    board: rating_pb2.LeaderboardPage,
+) -> None:
+    out = Table(title="players: queue -> table -> rating")
+    for col in ("table", "place", "player", "verdict", "rated games", "ordinal before", "after", "change", "XP"):
+        out.add_column(col)
+    for g, state in zip(games, states, strict=True):
+        places = {seat: i + 1 for i, seat in enumerate([state.winner, *reversed(state.eliminated)])}
+        for t in sorted(tickets[g.table_id], key=lambda t: places.get(t.seat, 99)):
+            pid = t.player.player_id
+            (o0, _), (o1, n1) = ffa(before[pid]), ffa(after[pid])
+            out.add_row(
+                g.table_id,
+                str(places.get(t.seat, "?")),
+                t.player.display_name,
+                verdicts[g.table_id],
+                str(n1),
+                f"{o0:.2f}",
+                f"{o1:.2f}",
+                f"{o1 - o0:+.2f}",
+                str(after[pid].xp - before[pid].xp),
+            )
+    Console(width=None if sys.stdout.isatty() else 160).print(out)
+    top = ", ".join(f"{e.rank}. {e.player} {e.ordinal:.2f}" for e in board.entries)
+    print(f"leaderboard (ffa, {board.total} players): {top or 'empty'}")
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """A finished table's sub-protocol counts and its money reconciliation."""
+
+    auctions: int
+    trades: int
+    bets: int
+    pool: int
+    balanced: bool
+
+
+async def ledger(g: BotTable, services: SubProtocolStubs) -> Ledger:
+    """Count what the services settled and reconcile the money: every player's cash, the bank's
+    ledger and the jackpot pool add up (the engine's invariant), and the casino service's pool
+    equals the table's."""
+    state = g.state
+    assert state is not None
+    balanced = True
+    try:
+        check_invariants(state, state.seq)
+    except InvariantBroken:
+        balanced = False
+    if services.casino is not None:
+        pool = await services.casino.GetPool(casino_pb2.GetPoolRequest(table_id=g.table_id), timeout=30)
+        balanced = balanced and pool.pool == state.jackpot
+    counts = g.event_counts
+    return Ledger(counts["AuctionSettled"], counts["TradeExecuted"], counts["BetSettled"], state.jackpot, balanced)
 
 
 async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: float | None = None) -> int:
     """The platform with `tables` bot tables at a time and a live view, until Ctrl-C."""
     with servers(data_dir) as (nats_url, db_url):
-        platform = Platform(nats_url, db_url, data_dir, clock_scale)
+        platform = Platform(
+            nats_url, db_url, data_dir, clock_scale, extra_env={"RATING_MIN_REAL_MINUTES": DEMO_RATING_MIN_REAL_MINUTES}
+        )
         await platform.start()
         channel, stub = connect(platform.table_target)
+        services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
+        mm = MatchmakingClient(platform.target("matchmaking"))
+        rating_channel = grpc.aio.insecure_channel(platform.target("rating"))
+        rating = rating_pb2_grpc.RatingServiceStub(rating_channel)
+        leaders: list[str] = []
+        queued = 0  # players of this view waiting in the queue
+        forming: set[asyncio.Task[None]] = set()
+        tag = uuid.uuid4().hex[:4]
         running: dict[str, tuple[BotTable, asyncio.Task[TableState]]] = {}
         latest: deque[str] = deque(maxlen=12)
         seen: dict[str, int] = {}
@@ -99,18 +297,45 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
             if g.state is not None and (line := describe(g.state, event)):
                 latest.append(f"{g.table_id}  {escape(line.strip())}")
 
+        async def form_table(n: int) -> None:
+            """Four players register and queue; matchmaking seats them at a new table, which they play."""
+            nonlocal queued
+            players = [await mm.register(f"{NAMES[(4 * n + i) % len(NAMES)]}-{tag}{4 * n + i}") for i in range(4)]
+            for p in players:
+                await mm.enqueue(p, "classic")
+                queued += 1
+            try:
+                seated = await asyncio.gather(*(mm.wait_match(p) for p in players))
+            finally:
+                queued -= len(players)
+            g = BotTable(
+                stub,
+                seed=n,
+                clock_scale=clock_scale,
+                think_s=0.3,
+                on_event=remember,
+                services=services,
+                table_id=seated[0].table_id,
+                tokens={t.seat: t.seat_token for t in seated},
+            )
+            running[g.table_id] = (g, asyncio.create_task(g.play()))
+
         async def refill() -> None:
             nonlocal seed
-            while len(running) < tables:
+            while len(running) + len(forming) < tables:
                 seed += 1
-                g = BotTable(stub, seed=seed, clock_scale=clock_scale, think_s=0.3, on_event=remember)
-                await g.create()
-                running[g.table_id] = (g, asyncio.create_task(g.play()))
+                task = asyncio.create_task(form_table(seed))
+                forming.add(task)
+                task.add_done_callback(forming.discard)
+
+        async def refresh_leaders() -> None:
+            board = await rating.Leaderboard(rating_pb2.LeaderboardRequest(pool="ffa", page_size=8), timeout=10)
+            leaders[:] = [f"{e.rank}. {escape(e.player)}  {e.ordinal:.2f} ({e.games} games)" for e in board.entries]
 
         def render() -> Group:
             nonlocal finished
             view = Table(expand=True)
-            for col in ("table", "round", "minute", "phase", "to act", "cash"):
+            for col in ("table", "round", "minute", "phase", "to act", "auction", "trades", "pool", "cash"):
                 view.add_column(col)
             for table_id, (g, _task) in list(running.items()):
                 s = g.state
@@ -125,6 +350,9 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
                     str(s.minute),
                     s.phase.value,
                     s.players[s.actor].name if s.actor >= 0 else "-",
+                    f"{s.config.board.squares[s.auction.square].name}" if s.auction is not None else "-",
+                    str(g.event_counts["TradeExecuted"]),
+                    f"${s.jackpot:,}",
                     " ".join(f"${p.cash:,}" for p in s.players),
                 )
             now = time.monotonic()
@@ -134,11 +362,17 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
             t0, c0, e0 = rates[0]
             span = max(now - t0, 1e-6)
             header = (
-                f"table service {platform.table_target} | NATS {nats_url} | tables running {len(running)}, "
+                f"queue: {queued} players waiting, {len(forming)} tables forming | "
+                f"services {', '.join(platform.processes)} | NATS {nats_url} | tables running {len(running)}, "
                 f"finished {finished} | {(commands - c0) / span:.0f} commands/s, {(events - e0) / span:.0f} events/s"
                 " | Ctrl-C stops"
             )
-            return Group(Panel(header), view, Panel("\n".join(latest) or "...", title="latest events"))
+            return Group(
+                Panel(header),
+                view,
+                Panel("\n".join(latest) or "...", title="latest events"),
+                Panel("\n".join(leaders) or "no rated game yet", title="leaderboard (ffa)"),
+            )
 
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -147,9 +381,14 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
         started = time.monotonic()
         try:
             await refill()
+            ticks = 0
             with Live(render(), refresh_per_second=4, console=Console()) as live:
                 while not stop.is_set():
                     await asyncio.sleep(0.25)
+                    ticks += 1
+                    if ticks % 8 == 0:  # every 2 s
+                        with contextlib.suppress(grpc.aio.AioRpcError):
+                            await refresh_leaders()
                     for table_id, (g, task) in list(running.items()):
                         if task.done():
                             finished += 1
@@ -160,9 +399,13 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
                     if duration is not None and time.monotonic() - started > duration:
                         break
         finally:
-            for _, task in running.values():
+            waiting: list[asyncio.Task[Any]] = [task for _, task in running.values()] + list(forming)
+            for task in waiting:
                 task.cancel()
-            await asyncio.gather(*(task for _, task in running.values()), return_exceptions=True)
+            await asyncio.gather(*waiting, return_exceptions=True)
+            await mm.close()
+            await rating_channel.close()
+            await services.close()
             await channel.close()
             await platform.stop()
     print(f"stopped: {finished} tables finished", file=sys.stderr)

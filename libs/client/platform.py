@@ -77,6 +77,15 @@ async def wait_healthy(target: str, proc: asyncio.subprocess.Process, timeout: f
             await asyncio.sleep(0.1)
 
 
+#: The services `Platform` can start, in start order (the table first: the others call it).
+SERVICES = ("table", "auction", "trade", "casino", "rating", "matchmaking")
+
+
+def available_services() -> tuple[str, ...]:
+    """The services this checkout has (each is a package `services/<name>` with a `main` module)."""
+    return tuple(name for name in SERVICES if (ROOT / "services" / name / "main.py").exists())
+
+
 @dataclass
 class Platform:
     """The services of the platform, against the given NATS and Postgres."""
@@ -85,29 +94,58 @@ class Platform:
     database_url: str
     data_dir: Path
     clock_scale: int = 1
-    table: ServiceProcess = field(init=False)
+    services: tuple[str, ...] = field(default_factory=available_services)
+    #: Settings for the services beyond the defaults (e.g. MATCHMAKING_SMALL_TABLE_WAIT_S).
+    extra_env: dict[str, str] = field(default_factory=dict)
+    processes: dict[str, ServiceProcess] = field(init=False)
 
     def __post_init__(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        port = free_port()
+        unknown = set(self.services) - set(SERVICES)
+        if unknown:
+            raise ValueError(f"unknown service(s): {', '.join(sorted(unknown))}")
+        ports = {name: free_port() for name in SERVICES}
         env = {
             **os.environ,
             "NATS_URL": self.nats_url,
             "DATABASE_URL": self.database_url,
-            "TABLE_GRPC_PORT": str(port),
-            "TABLE_METRICS_PORT": str(free_port()),
             "CLOCK_SCALE": str(self.clock_scale),
+            "TABLE_TARGET": f"127.0.0.1:{ports['table']}",
             "PYTHONPATH": os.pathsep.join([str(ROOT / "libs"), str(ROOT), os.environ.get("PYTHONPATH", "")]),
             "PYTHONUNBUFFERED": "1",
+            # Tables matchmaking forms delegate the sub-protocols this platform runs services for.
+            "EXTERNAL_SUBPROTOCOLS": ",".join(n for n in ("auction", "trade", "casino") if n in self.services),
+            **self.extra_env,
         }
-        self.table = ServiceProcess("services.table.main", env, port, self.data_dir / "table.log")
+        for name in SERVICES:
+            env[f"{name.upper()}_GRPC_PORT"] = str(ports[name])
+            env[f"{name.upper()}_METRICS_PORT"] = str(free_port())
+        self.processes = {
+            name: ServiceProcess(f"services.{name}.main", env, ports[name], self.data_dir / f"{name}.log")
+            for name in SERVICES
+            if name in self.services
+        }
+
+    @property
+    def table(self) -> ServiceProcess:
+        return self.processes["table"]
+
+    def target(self, service: str) -> str:
+        return f"127.0.0.1:{self.processes[service].grpc_port}"
 
     @property
     def table_target(self) -> str:
-        return f"127.0.0.1:{self.table.grpc_port}"
+        return self.target("table")
+
+    @property
+    def external(self) -> tuple[str, ...]:
+        """The sub-protocols this platform runs in services of their own (for CreateTable)."""
+        return tuple(name for name in ("auction", "trade", "casino") if name in self.processes)
 
     async def start(self) -> None:
-        await self.table.start()
+        for process in self.processes.values():
+            await process.start()
 
     async def stop(self) -> None:
-        await self.table.stop()
+        for process in reversed(self.processes.values()):
+            await process.stop()

@@ -15,10 +15,10 @@ from . import native  # first: it refuses a native build older than its sources
 # isort: split
 
 from . import codec
-from .auction import AuctionSettled, AuctionStarted, Bid, BidPassed, BidPlaced, PassBid
+from .auction import AuctionSettled, AuctionStarted, Bid, BidPassed, BidPlaced, PassBid, SettleAuction
 from .board import Board, Kind, Square
 from .cards import Card, Effect
-from .casino import BetDeclined, BetPlaced, BetSettled, CasinoOpened, DeclineBet, PlaceBet
+from .casino import BetDeclined, BetPlaced, BetSettled, CasinoOpened, DeclineBet, PlaceBet, SettleBet
 from .commands import (
     AuctionMortgaged,
     Build,
@@ -42,7 +42,17 @@ from .commands import (
     UseJailCard,
     VotePause,
 )
-from .config import PRESETS, AuctionRules, CasinoRules, ClockRules, TableConfig, TradeRules, classic, preset
+from .config import (
+    PRESETS,
+    SUB_PROTOCOLS,
+    AuctionRules,
+    CasinoRules,
+    ClockRules,
+    TableConfig,
+    TradeRules,
+    classic,
+    preset,
+)
 from .errors import RuleViolation
 from .events import (
     BackConfirmed,
@@ -89,6 +99,8 @@ from .events import (
 from .game import (
     COMMAND_TYPES,
     EVENT_TYPES,
+    EXTERNAL_COMMANDS,
+    SYSTEM_COMMANDS,
     apply,
     check,
     decide,
@@ -105,9 +117,15 @@ from .game import (
 )
 from .invariants import InvariantBroken, check_invariants
 from .state import BANK, AuctionState, Payment, Phase, PlayerState, TableState, TradeOffer
-from .trade import AcceptTrade, DeclineTrade, ProposeTrade, TradeDeclined, TradeExecuted, TradeProposed
+from .trade import AcceptTrade, DeclineTrade, ExecuteTrade, ProposeTrade, TradeDeclined, TradeExecuted, TradeProposed
 
 __all__ = [
+    "EXTERNAL_COMMANDS",
+    "SUB_PROTOCOLS",
+    "SYSTEM_COMMANDS",
+    "ExecuteTrade",
+    "SettleAuction",
+    "SettleBet",
     "AcceptTrade",
     "AuctionMortgaged",
     "AuctionRules",

@@ -27,6 +27,16 @@ class PassBid(Command):
 
 
 @dataclass(slots=True)
+class SettleAuction(Command):
+    """An auction service's result (external auctions): sent by the platform, never by a player."""
+
+    seat: int  # always BANK: the result is nobody's move
+    auction_id: int
+    winner: int
+    price: int
+
+
+@dataclass(slots=True)
 class AuctionStarted(Event):
     auction_id: int
     square: int
@@ -35,6 +45,10 @@ class AuctionStarted(Event):
     start_price: int
     increment: int
     seller: int = -1  # X3: the owner selling a mortgaged property; -1: the bank
+    #: For an auction service (external auctions only): per bidder, the most they could pay
+    #: (A3), and each bidder's time to bid in game ms (A1, E1).
+    limits: tuple[int, ...] = ()
+    bid_ms: int = 0
 
 
 @dataclass(slots=True)
@@ -170,6 +184,7 @@ __all__ = [
     "BidPassed",
     "BidPlaced",
     "PassBid",
+    "SettleAuction",
     "check",
     "decide",
     "evolve",

@@ -28,8 +28,26 @@ class DeclineBet(Command):
 
 
 @dataclass(slots=True)
+class SettleBet(Command):
+    """A casino service's settled bet (external casino): sent by the platform, never by a player.
+
+    `numbers` empty: the player declined (or let the time run out).
+    """
+
+    seat: int
+    bet_id: str
+    numbers: tuple[int, ...]
+    die: int
+    jackpot_hit: bool
+
+
+@dataclass(slots=True)
 class CasinoOpened(Event):
     seat: int
+    #: For a casino service (external casino only): the bettor's cash (the stake must be covered)
+    #: and the game ms by which they bet or decline (the turn timer, E1).
+    cash: int = 0
+    deadline: int = -1
 
 
 @dataclass(slots=True)

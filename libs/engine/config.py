@@ -65,6 +65,10 @@ class ClockRules:
     scale: int = 1
 
 
+#: The sub-protocols a table can hand to a service of their own.
+SUB_PROTOCOLS = ("auction", "trade", "casino")
+
+
 @dataclass(frozen=True, slots=True)
 class TableConfig:
     ruleset: str
@@ -105,6 +109,11 @@ class TableConfig:
     speed_die_from_round: int | None = None
     #: Games still running after this many rounds end by net worth (None: no cap).
     round_cap: int | None = None
+    #: Sub-protocols run by services of their own (a subset of `SUB_PROTOCOLS`). The table then
+    #: opens them (`AuctionStarted`, `CasinoOpened`) and waits for their results (`SettleAuction`,
+    #: `SettleBet`, `ExecuteTrade`) instead of taking bids, bets and proposals itself; the rules
+    #: are the same pure modules either way.
+    external: tuple[str, ...] = ()
 
     def with_changes(self, **changes: Any) -> TableConfig:
         return replace(self, **changes)

@@ -91,6 +91,7 @@ from .state import BANK, Payment, Phase, PlayerState, TableState, TradeOffer
 from .trade import (
     AcceptTrade,
     DeclineTrade,
+    ExecuteTrade,
     ProposeTrade,
     TradeDeclined,
     TradeExecuted,
@@ -621,6 +622,97 @@ def _do_decline_bet(ctx: _Ctx, cmd: casino.DeclineBet) -> None:
     ctx.emit(casino.BetDeclined(cmd.seat))
 
 
+# -- results of sub-protocols run by services (config.external) ---------------------
+
+
+def _external(state: TableState, sub_protocol: str, rule: str) -> None:
+    if sub_protocol not in state.config.external:
+        raise RuleViolation(rule, f"this table runs its {sub_protocol} itself")
+    if state.finished:
+        raise RuleViolation("D5", "the game is over")
+
+
+def _check_settle_auction(state: TableState, cmd: auctions.SettleAuction) -> None:
+    _external(state, "auction", "A1")
+    auction = state.auction
+    if auction is None or auction.auction_id != cmd.auction_id:
+        done = cmd.auction_id < state.next_auction_id and (auction is None or cmd.auction_id < auction.auction_id)
+        raise RuleViolation("A1", f"auction {cmd.auction_id} is {'already settled' if done else 'not open'}")
+    if cmd.winner != BANK:
+        if cmd.winner not in auction.bidders:
+            raise RuleViolation("A1", f"seat {cmd.winner} was not a bidder in auction {cmd.auction_id}")
+        if type(cmd.price) is not int or cmd.price < auction.start_price:
+            raise RuleViolation("A1", f"the winning bid must be at least ${auction.start_price}")
+
+
+def _do_settle_auction(ctx: _Ctx, cmd: auctions.SettleAuction) -> None:
+    auction = ctx.state.auction
+    assert auction is not None
+    winner, price = cmd.winner, cmd.price
+    if winner != BANK and ctx.state.players[winner].bankrupt:  # the winner left meanwhile: no sale
+        winner, price = BANK, 0
+    settled = auctions.AuctionSettled(auction.auction_id, auction.square, winner, price)
+    reason, seller = auction.reason, auction.seller
+    ctx.emit(settled)
+    _after_auction(ctx, settled, reason, seller)
+
+
+def _check_settle_bet(state: TableState, cmd: casino.SettleBet) -> None:
+    _external(state, "casino", "K1")
+    if not state.casino or cmd.seat != state.current:
+        raise RuleViolation("K1", f"no bet is open for seat {cmd.seat}")
+    if cmd.numbers:
+        rules = state.config.casino
+        casino.check_numbers(tuple(cmd.numbers), rules)
+        if state.players[cmd.seat].cash < rules.stake:
+            raise RuleViolation("K1", f"the stake is ${rules.stake}")
+        if type(cmd.die) is not int or not 1 <= cmd.die <= 6:
+            raise RuleViolation("K2", f"a die shows 1 to 6, not {cmd.die!r}")
+
+
+def _do_settle_bet(ctx: _Ctx, cmd: casino.SettleBet) -> None:
+    if not cmd.numbers:
+        ctx.emit(casino.BetDeclined(cmd.seat))
+        return
+    state = ctx.state
+    rules = state.config.casino
+    numbers = tuple(sorted(cmd.numbers))
+    ctx.emit(casino.BetPlaced(cmd.seat, numbers, rules.stake, rules.pool_per_bet))
+    ctx.emit(casino.settle(cmd.seat, numbers, cmd.die, bool(cmd.jackpot_hit), state.jackpot, rules, 0))
+
+
+def _check_execute_trade(state: TableState, cmd: ExecuteTrade) -> None:
+    _external(state, "trade", "T1")
+    if state.paused:
+        raise RuleViolation("E5", "the game is paused")
+    if cmd.turn_no != state.turn_no:
+        raise RuleViolation("T1", f"the proposal lapsed: turn {cmd.turn_no} is over")
+    if cmd.seat != state.current or state.phase not in _TRADE_WINDOWS:
+        raise RuleViolation("T1", f"the proposal lapsed: seat {cmd.seat} can no longer trade this turn")
+    validate_terms(state, _offer_of_execution(cmd), teammates(state, cmd.seat, cmd.counterparty))
+
+
+def _offer_of_execution(cmd: ExecuteTrade) -> TradeOffer:
+    if not isinstance(cmd.give_squares, (tuple, list)) or not isinstance(cmd.take_squares, (tuple, list)):
+        raise RuleViolation("T2", "the squares of each side are a list")
+    return TradeOffer(
+        cmd.trade_id,
+        cmd.seat,
+        cmd.counterparty,
+        cmd.give_cash,
+        tuple(cmd.give_squares),
+        cmd.take_cash,
+        tuple(cmd.take_squares),
+    )
+
+
+def _do_execute_trade(ctx: _Ctx, cmd: ExecuteTrade) -> None:
+    o = _offer_of_execution(cmd)
+    ctx.emit(
+        TradeExecuted(o.trade_id, o.proposer, o.counterparty, o.give_cash, o.give_squares, o.take_cash, o.take_squares)
+    )
+
+
 # -- the speed die, choices and Duel's own-mortgage auction (X3, X6, C4) -------------
 
 
@@ -758,16 +850,20 @@ def next_deadline(state: TableState) -> int | None:
         times.append(state.vote_deadline)
     if state.resume_at >= 0:
         times.append(state.resume_at)
-    if state.paused:
-        return min(times) if times else None
-    times.append(_decision_deadline(state))
-    return min(times)
+    if not state.paused:
+        decision = _decision_deadline(state)
+        if decision >= 0:
+            times.append(decision)
+    return min(times) if times else None
 
 
 def _decision_deadline(state: TableState) -> int:
+    """The game ms at which the game decides for the actor; -1 when a service keeps that timer."""
     phase = state.phase
     if phase is Phase.AUCTION:
-        return state.bid_deadline
+        return -1 if "auction" in state.config.external else state.bid_deadline
+    if phase is Phase.CASINO and "casino" in state.config.external:
+        return -1
     if phase is Phase.TRADE:
         return state.turn_deadline
     if phase is Phase.PAYMENT and state.payments[0].deadline >= 0:
@@ -978,7 +1074,11 @@ def _land(ctx: _Ctx, seat: int, card: Card | None = None) -> None:
         _draw_chance(ctx, seat)
     elif kind is _CASINO:
         if state.config.casino.enabled:
-            ctx.emit(casino.CasinoOpened(seat))
+            if "casino" in state.config.external:  # what the casino service needs to take the bet
+                deadline = state.clock if state.timed_out else state.turn_deadline
+                ctx.emit(casino.CasinoOpened(seat, state.players[seat].cash, deadline))
+            else:
+                ctx.emit(casino.CasinoOpened(seat))
     elif kind is _GO_TO_JAIL:
         ctx.emit(SentToJail(seat, "go_to_jail"))
         _end_turn(ctx)
@@ -1091,7 +1191,15 @@ def _start_auction(ctx: _Ctx, square: int, reason: str, after: int, excluded: in
     rules = state.config.auction
     price = state.config.board.squares[square].price
     start = price if rules.start_at_price or reason != "declined" else rules.min_first_bid
-    ctx.emit(auctions.AuctionStarted(auction_id, square, reason, bidders, start, rules.increment, seller))
+    limits: tuple[int, ...] = ()
+    bid_ms = 0
+    if "auction" in state.config.external:  # what the auction service needs to run it alone
+        mortgage_value = state.config.board.squares[square].mortgage_value
+        limits = tuple(_raisable_for_bid(state, seat, mortgage_value) for seat in bidders)
+        bid_ms = state.config.clock.bid_seconds * 1000
+    ctx.emit(
+        auctions.AuctionStarted(auction_id, square, reason, bidders, start, rules.increment, seller, limits, bid_ms)
+    )
 
 
 def _after_auction(ctx: _Ctx, settled: auctions.AuctionSettled, reason: str, seller: int = BANK) -> None:
@@ -1118,6 +1226,12 @@ def _bid_limit(state: TableState, cmd: Command) -> int:
         return cash
     assert state.auction is not None
     return state.raisable(seat) - owed + state.config.board.squares[state.auction.square].mortgage_value
+
+
+def _raisable_for_bid(state: TableState, seat: int, mortgage_value: int) -> int:
+    """A3: the most `seat` could pay for the auctioned square (what `_bid_limit` allows)."""
+    owed = sum(p.amount for p in state.payments if p.debtor == seat)
+    return max(state.players[seat].cash - owed, state.raisable(seat) - owed + mortgage_value)
 
 
 def _expire_mortgages(ctx: _Ctx) -> None:
@@ -1433,8 +1547,10 @@ def _ev_trade_proposed(s: TableState, e: TradeProposed) -> None:
 
 def _ev_trade_executed(s: TableState, e: TradeExecuted) -> None:
     apply_offer(s, e)
-    s.trade = None
-    _restart_turn_timer(s)
+    s.next_trade_id = max(s.next_trade_id, e.trade_id + 1)
+    if s.trade is not None:  # the proposal held the game (a trade service's proposals don't)
+        s.trade = None
+        _restart_turn_timer(s)
 
 
 def _ev_trade_declined(s: TableState, e: TradeDeclined) -> None:
@@ -1691,6 +1807,18 @@ _RULES: dict[type, tuple[Callable[[TableState, Any], None], Callable[[_Ctx, Any]
     ChooseSquare: (_check_square, _do_square),
     Demolish: (_check_demolish, _do_demolish),
     AuctionMortgaged: (_check_mortgage_auction, _do_mortgage_auction),
+    auctions.SettleAuction: (_check_settle_auction, _do_settle_auction),
+    casino.SettleBet: (_check_settle_bet, _do_settle_bet),
+    ExecuteTrade: (_check_execute_trade, _do_execute_trade),
+}
+
+#: Results of sub-protocols run by services: the platform sends them, a player's token never may.
+SYSTEM_COMMANDS: frozenset[type] = frozenset({auctions.SettleAuction, casino.SettleBet, ExecuteTrade})
+#: Player commands a service takes instead of the table when the sub-protocol is external.
+EXTERNAL_COMMANDS: dict[str, frozenset[type]] = {
+    "auction": frozenset({auctions.Bid, auctions.PassBid}),
+    "trade": frozenset({ProposeTrade, AcceptTrade, DeclineTrade}),
+    "casino": frozenset({casino.PlaceBet, casino.DeclineBet}),
 }
 
 # Each event class applies itself: one attribute lookup instead of a dict lookup on its type per event.

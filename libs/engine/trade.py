@@ -39,6 +39,25 @@ class DeclineTrade(Command):
 
 
 @dataclass(slots=True)
+class ExecuteTrade(Command):
+    """A trade the counterparty accepted at a trade service (external trades).
+
+    Sent by the platform, never by a player. The table re-checks it: the
+    proposal lapses with the turn (`turn_no`) or when its window (T1) is over,
+    and the terms must still be legal (T2-T5).
+    """
+
+    seat: int  # the proposer
+    trade_id: int
+    counterparty: int
+    turn_no: int
+    give_cash: int = 0
+    give_squares: tuple[int, ...] = ()
+    take_cash: int = 0
+    take_squares: tuple[int, ...] = ()
+
+
+@dataclass(slots=True)
 class TradeProposed(Event):
     trade_id: int
     proposer: int

@@ -26,8 +26,39 @@ TABLE_EVENTS = JStream(
 )
 
 
+def _service_stream(service: str, what: str) -> JStream:
+    return JStream(
+        name=f"MONOPOLY_{service.upper()}_EVENTS",
+        description=f"Every committed event of the {service} service ({what})",
+        subjects=[f"monopoly.{service}.*.events"],
+        retention=RetentionPolicy.LIMITS,
+        storage=StorageType.FILE,
+        duplicate_window=120.0,
+        declare=True,
+    )
+
+
+#: The sub-protocol services' events, one subject per table each (`<service>_subject`).
+AUCTION_EVENTS = _service_stream("auction", "auctions opened, bids, passes, settlements")
+TRADE_EVENTS = _service_stream("trade", "proposals, answers, executions, expiries")
+CASINO_EVENTS = _service_stream("casino", "bets placed, declined and settled, pools")
+STREAMS = (TABLE_EVENTS, AUCTION_EVENTS, TRADE_EVENTS, CASINO_EVENTS)
+
+
 def table_subject(table_id: str) -> str:
     return f"monopoly.table.{table_id}.events"
+
+
+def auction_subject(table_id: str) -> str:
+    return f"monopoly.auction.{table_id}.events"
+
+
+def trade_subject(table_id: str) -> str:
+    return f"monopoly.trade.{table_id}.events"
+
+
+def casino_subject(table_id: str) -> str:
+    return f"monopoly.casino.{table_id}.events"
 
 
 def stream_config(spec: JStream = TABLE_EVENTS) -> StreamConfig:
@@ -45,7 +76,8 @@ def stream_config(spec: JStream = TABLE_EVENTS) -> StreamConfig:
 async def connect(url: str) -> tuple[NATS, JetStreamContext]:
     nc = await nats.connect(url, name="monopoly", max_reconnect_attempts=-1)
     js = nc.jetstream()
-    await ensure_stream(js)
+    for spec in STREAMS:
+        await ensure_stream(js, spec)
     return nc, js
 
 

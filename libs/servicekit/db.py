@@ -26,8 +26,24 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
     (asyncpg's default costs a round trip per release)."""
 
 
-async def create_pool(url: str, min_size: int = 2, max_size: int = 8) -> asyncpg.Pool:
-    pool = await asyncpg.create_pool(url, min_size=min_size, max_size=max_size, reset=_keep_session)
+async def create_pool(url: str, min_size: int = 2, max_size: int = 8, schema: str | None = None) -> asyncpg.Pool:
+    """A pool; with `schema`, every connection works in that schema (created if missing), so services
+    can share one database without sharing tables (each has its own `outbox`, `schema_migrations`, ...)."""
+    settings = None
+    if schema is not None:
+        if not schema.isidentifier():
+            raise ValueError(f"not a schema name: {schema!r}")
+        conn = await asyncpg.connect(url)
+        try:
+            await conn.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
+        except asyncpg.UniqueViolationError:  # two services creating it at once
+            pass
+        finally:
+            await conn.close()
+        settings = {"search_path": schema}
+    pool = await asyncpg.create_pool(
+        url, min_size=min_size, max_size=max_size, reset=_keep_session, server_settings=settings
+    )
     assert pool is not None
     return pool
 

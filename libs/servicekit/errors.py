@@ -11,6 +11,10 @@ class NotFound(LookupError):
     """No such table (or other resource): NOT_FOUND."""
 
 
+class Unauthenticated(PermissionError):
+    """A missing, forged or expired token: UNAUTHENTICATED."""
+
+
 class Forbidden(PermissionError):
     """A seat token that does not own the seat: PERMISSION_DENIED."""
 

@@ -3,27 +3,43 @@
 Every service raises plain exceptions; `ErrorMapping` turns them into statuses:
 `RuleViolation` -> FAILED_PRECONDITION (the rule ID in the message and in the
 trailing metadata `rule-id`), `BadRequest` -> INVALID_ARGUMENT, `NotFound` ->
-NOT_FOUND, `Forbidden` -> PERMISSION_DENIED, `Stale` -> ABORTED,
+NOT_FOUND, `Unauthenticated` -> UNAUTHENTICATED,
+`Forbidden` -> PERMISSION_DENIED, `Stale` -> ABORTED,
 `Unavailable` -> UNAVAILABLE, a handler running past its deadline ->
 DEADLINE_EXCEEDED. Anything else is INTERNAL and logged.
+
+`TokenVerification` verifies the token of every request that carries one
+(`auth.TOKEN_FIELDS`, found from the request's descriptor) before the handler
+runs, and keeps the claims for `auth.current_claims()`; a request without a
+token field passes untouched. `start_server` installs both, the error mapping
+outermost, so a refused token becomes UNAUTHENTICATED like any `Unauthenticated`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from prometheus_client import Counter
 
 from engine import RuleViolation
 
-from .errors import BadRequest, Forbidden, NotFound, Stale, Unavailable
+from . import auth
+from .errors import BadRequest, Forbidden, NotFound, Stale, Unauthenticated, Unavailable
 
 log = logging.getLogger(__name__)
+
+TOKENS_REFUSED = Counter(
+    "grpc_tokens_refused_total",
+    "Calls refused by the token interceptor (malformed, forged, expired, missing)",
+    ["method"],
+)
 
 #: A unary call may take this long at most, whatever deadline the client set.
 DEFAULT_DEADLINE_S = 10.0
@@ -32,6 +48,7 @@ _STATUS: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (RuleViolation, grpc.StatusCode.FAILED_PRECONDITION),
     (BadRequest, grpc.StatusCode.INVALID_ARGUMENT),
     (NotFound, grpc.StatusCode.NOT_FOUND),
+    (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
     (Forbidden, grpc.StatusCode.PERMISSION_DENIED),
     (Stale, grpc.StatusCode.ABORTED),
     (Unavailable, grpc.StatusCode.UNAVAILABLE),
@@ -94,14 +111,77 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         return handler
 
 
+class TokenVerification(grpc.aio.ServerInterceptor):
+    """Verify the request's token (`auth.verify_request`) and keep its claims for the call.
+
+    Runs inside `ErrorMapping` (after it in the server's interceptor list): an
+    `Unauthenticated` raised here reaches the client as UNAUTHENTICATED.
+    """
+
+    def __init__(self, secret: str) -> None:
+        if not secret:
+            raise ValueError("the token secret is required")
+        self.secret = secret
+
+    def _verify(self, request: Any, method: str) -> auth.Claims | None:
+        try:
+            return auth.verify_request(self.secret, request)
+        except Unauthenticated:
+            TOKENS_REFUSED.labels(method).inc()
+            raise
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None:
+            return handler
+        method = str(details.method)
+        if handler.unary_unary is not None:
+            inner = handler.unary_unary
+
+            async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                token = auth.set_current_claims(self._verify(request, method))
+                try:
+                    return await inner(request, context)
+                finally:
+                    auth.reset_current_claims(token)
+
+            return grpc.unary_unary_rpc_method_handler(unary, handler.request_deserializer, handler.response_serializer)
+        if handler.unary_stream is not None:
+            stream = handler.unary_stream
+
+            async def streaming(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                # Set in the call's own task: the handler's generator runs in it, no other call sees it.
+                auth.set_current_claims(self._verify(request, method))
+                async for item in stream(request, context):
+                    yield item
+
+            return grpc.unary_stream_rpc_method_handler(
+                streaming, handler.request_deserializer, handler.response_serializer
+            )
+        return handler  # client-streaming calls: none of the platform's services has one
+
+
 async def start_server(
     host: str,
     port: int,
     register: Iterable[Callable[[grpc.aio.Server], None]],
     service_names: Iterable[str],
+    token_secret: str | None = None,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
-    """Start a server on host:port (0: any free port) and return it with the bound port."""
-    server = grpc.aio.server(interceptors=[ErrorMapping()], options=[("grpc.so_reuseport", 0)])
+    """Start a server on host:port (0: any free port) and return it with the bound port.
+
+    `token_secret` verifies the tokens of requests (`TokenVerification`); None reads
+    TOKEN_SECRET from the environment like `Settings.from_env` (the dev secret if unset).
+    """
+    secret = token_secret if token_secret is not None else os.environ.get("TOKEN_SECRET", auth.DEV_TOKEN_SECRET)
+    server = grpc.aio.server(
+        interceptors=[ErrorMapping(), TokenVerification(secret)],  # the first wraps the second
+        options=[("grpc.so_reuseport", 0)],
+    )
     for add in register:
         add(server)
     health_servicer = health.aio.HealthServicer()

@@ -70,7 +70,9 @@ def _read(cls: type, msg: Message) -> Any:
 
 
 def _pack(payload: Message, value: Any) -> Message:
-    _fill(getattr(payload, _snake(type(value).__name__)), value)
+    message = getattr(payload, _snake(type(value).__name__))
+    message.SetInParent()  # a value whose fields are all defaults must still select its oneof case
+    _fill(message, value)
     return payload
 
 

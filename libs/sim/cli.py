@@ -73,12 +73,17 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--mode", choices=sorted(PRESETS), default="classic")
     demo.add_argument("--clock-scale", type=int, default=60)
     demo.add_argument("--data-dir", type=Path, default=Path(".platform"))
+
+    casino = sub.add_parser("casino", help="casino service tools: `casino verify BET_ID` (reads DATABASE_URL)")
+    casino.add_argument("args", nargs=argparse.REMAINDER)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "casino":
+            return _casino(args.args)
         if args.command in ("run", "demo"):
             return _platform(args)
         if args.command == "play":
@@ -102,6 +107,15 @@ def _platform(args: argparse.Namespace) -> int:
     if args.command == "demo":
         return asyncio.run(demo(args.tables, args.data_dir, args.mode, args.clock_scale))
     return asyncio.run(run(args.data_dir, args.tables, args.clock_scale, args.duration))
+
+
+def _casino(args: list[str]) -> int:
+    root = str(Path(__file__).resolve().parents[2])  # the services live beside libs/
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from services.casino.verify import main as casino_main
+
+    return int(casino_main(args))
 
 
 def _simulate(args: argparse.Namespace) -> int:

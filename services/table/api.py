@@ -55,7 +55,12 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             if not isinstance(settings, dict):
                 raise BadRequest("custom_settings_json is an object of settings")
         table_id, seq, card = await self.tables.create(
-            request.mode or "classic", list(request.players), request.seed, settings, request.clock_scale
+            request.mode or "classic",
+            list(request.players),
+            request.seed,
+            settings,
+            request.clock_scale,
+            tuple(request.external),
         )
         return table_pb2.CreateTableResponse(table_id=table_id, seq=seq, rule_card=card)
 
@@ -80,7 +85,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         if isinstance(command, Tick):
             raise BadRequest("the clock is the table service's own: Tick is not a player's command")
         actor = await self.tables.get(table_id)
-        seat = await self.tables.seat_of(table_id, request.seat_token)
+        seat = self.tables.authorize(actor, request.seat_token, command)
         if request.expected_seq and request.expected_seq != actor.state.seq:
             raise Stale(f"the table is at seq {actor.state.seq}, not {request.expected_seq}")
         answer = await actor.submit(command, request.command_id, seat)

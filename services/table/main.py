@@ -13,11 +13,14 @@ import logging
 import signal
 from pathlib import Path
 
+from faststream.nats import NatsBroker
+
 from servicekit import bus, db, grpcserver, metrics
 from servicekit.outbox import Relay
 from servicekit.settings import Settings
 
 from .api import SERVICE_NAME, TableService, register
+from .handlers import build_router
 from .tables import Tables
 
 log = logging.getLogger("table")
@@ -31,10 +34,13 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     await db.migrate(pool, "table", MIGRATIONS)
     nc, js = await bus.connect(settings.nats_url)
     relay = Relay(pool, js, "table")
-    tables = Tables(pool, settings.snapshot_every, settings.default_clock_scale)
+    tables = Tables(pool, settings.snapshot_every, settings.default_clock_scale, settings.token_secret)
     tables.relay_wake = relay.wake
     relay_task = asyncio.create_task(relay.run(), name="outbox-relay")
     recovered = await tables.recover()
+    broker = NatsBroker(settings.nats_url, log_level=logging.DEBUG)  # a log line per message is too many
+    broker.include_router(build_router(tables))
+    await broker.start()
     server, port, _ = await grpcserver.start_server(
         settings.host, settings.table_grpc_port, register(TableService(tables)), [SERVICE_NAME]
     )
@@ -50,6 +56,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.stop(grace=2)
+    await broker.stop()
     await tables.stop()
     relay.stop()
     await relay_task

@@ -130,18 +130,3 @@ async def event_rows_after(conn: asyncpg.Connection, table_id: str, seq: int) ->
         table_id,
         seq,
     )
-
-
-async def add_seat(conn: asyncpg.Connection, table_id: str, seat: int, token: str) -> str:
-    """The seat's token: the existing one, or `token` if the seat had none."""
-    existing = await conn.fetchval("SELECT token FROM seats WHERE table_id = $1 AND seat = $2", table_id, seat)
-    if existing is not None:
-        return str(existing)
-    await conn.execute("INSERT INTO seats (table_id, seat, token) VALUES ($1, $2, $3)", table_id, seat, token)
-    return token
-
-
-async def seats(conn: asyncpg.Connection, table_id: str) -> dict[str, int]:
-    """Token -> seat for every seat of the table handed out so far."""
-    rows = await conn.fetch("SELECT seat, token FROM seats WHERE table_id = $1", table_id)
-    return {r["token"]: r["seat"] for r in rows}

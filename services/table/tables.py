@@ -21,6 +21,9 @@ import asyncpg
 from prometheus_client import Counter, Gauge, Histogram
 
 from engine import (
+    EXTERNAL_COMMANDS,
+    SUB_PROTOCOLS,
+    SYSTEM_COMMANDS,
     Command,
     Event,
     RuleViolation,
@@ -36,7 +39,7 @@ from engine import (
 )
 from engine.config import HOST_SETTINGS, rule_card
 from monopoly.v1 import common_pb2, table_pb2
-from servicekit import bus
+from servicekit import auth, bus
 from servicekit.errors import BadRequest, Forbidden, NotFound, Unavailable
 from servicekit.wire import envelope
 
@@ -77,7 +80,6 @@ class TableActor:
     recent: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
     timer: asyncio.TimerHandle | None = None
     task: asyncio.Task[None] | None = None
-    tokens: dict[str, int] = field(default_factory=dict)  # seat token -> seat
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"table-{self.table_id}")
@@ -138,7 +140,7 @@ class TableActor:
         if command_id and (cached := self.recent.get(command_id)) is not None:
             COMMANDS.labels(kind, "retried").inc()
             return cached
-        if command is not None and seat is not None and command.seat != seat:
+        if command is not None and seat is not None and command.seat != seat:  # seat None: the platform
             COMMANDS.labels(kind, "forbidden").inc()
             raise Forbidden(f"this token acts for seat {seat}, not seat {command.seat}")
         state = self.state
@@ -231,8 +233,15 @@ class TableActor:
 class Tables:
     """Every table this process owns, loaded on demand and recovered at start."""
 
-    def __init__(self, pool: asyncpg.Pool, snapshot_every: int = 500, default_scale: int = 1) -> None:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        snapshot_every: int = 500,
+        default_scale: int = 1,
+        token_secret: str = auth.DEV_TOKEN_SECRET,
+    ) -> None:
         self.pool = pool
+        self.token_secret = token_secret
         self.snapshot_every = snapshot_every
         self.default_scale = default_scale
         self.actors: dict[str, TableActor] = {}
@@ -240,7 +249,13 @@ class Tables:
         self.relay_wake = lambda: None
 
     async def create(
-        self, mode: str, players: list[str], seed: int, settings: dict[str, Any], scale: int
+        self,
+        mode: str,
+        players: list[str],
+        seed: int,
+        settings: dict[str, Any],
+        scale: int,
+        external: tuple[str, ...] = (),
     ) -> tuple[str, int, str]:
         if settings and mode != "custom":
             raise BadRequest("settings are for custom tables only")
@@ -249,10 +264,17 @@ class Tables:
             raise BadRequest(
                 f"unknown custom setting(s): {', '.join(unknown)}; a host sets {', '.join(sorted(HOST_SETTINGS))}"
             )
+        unknown = sorted(set(external) - set(SUB_PROTOCOLS))
+        if unknown:
+            raise BadRequest(
+                f"external: unknown sub-protocol(s) {', '.join(unknown)}; one of {', '.join(SUB_PROTOCOLS)}"
+            )
         try:
             config = preset(mode, **settings)
         except (TypeError, ValueError) as exc:
             raise BadRequest(str(exc)) from None
+        if external:
+            config = config.with_changes(external=tuple(p for p in SUB_PROTOCOLS if p in external))
         if not players or any(not isinstance(p, str) or not p.strip() or len(p) > 64 for p in players):
             raise BadRequest("players: one non-empty name (at most 64 characters) per seat")
         if scale < 0:
@@ -335,21 +357,32 @@ class Tables:
             await actor.stop()
 
     async def join(self, table_id: str, seat: int) -> str:
+        """A signed token for `seat`: the same token every time (its expiry counts from the table's creation)."""
         actor = await self.get(table_id)
         if not 0 <= seat < len(actor.state.players):
             raise BadRequest(f"seat must be 0 to {len(actor.state.players) - 1}")
-        async with self.pool.acquire() as conn:
-            token = await store.add_seat(conn, table_id, seat, secrets.token_urlsafe(24))
-        actor.tokens[token] = seat
-        return token
+        name = actor.state.players[seat].name
+        return auth.issue(self.token_secret, table_id, seat, name, now=actor.epoch_ms // 1000)
 
-    async def seat_of(self, table_id: str, token: str) -> int:
-        actor = await self.get(table_id)
-        seat = actor.tokens.get(token)
-        if seat is None:
-            async with self.pool.acquire() as conn:
-                actor.tokens.update(await store.seats(conn, table_id))
-            seat = actor.tokens.get(token)
-        if seat is None:
-            raise Forbidden("the seat token is not valid for this table")
-        return seat
+    def authorize(self, actor: TableActor, token: str, command: Command) -> int | None:
+        """The seat a command may act for (None: a service's result), or refuse it.
+
+        A player's token acts for its seat; the results of sub-protocols run by services
+        (`SYSTEM_COMMANDS`) come only with a service token; a bid, bet or proposal for a
+        sub-protocol this table delegates goes to that service, not here.
+        """
+        claims = auth.verify(self.token_secret, token)
+        claims.require_table(actor.table_id)
+        kind = type(command)
+        if kind in SYSTEM_COMMANDS:
+            claims.require_service()
+            return None
+        if claims.role != "player":
+            raise Forbidden(f"a {claims.role} token cannot act for a seat")
+        for sub_protocol in actor.state.config.external:
+            if kind in EXTERNAL_COMMANDS[sub_protocol]:
+                rule = {"auction": "A1", "trade": "T1", "casino": "K1"}[sub_protocol]
+                raise RuleViolation(
+                    rule, f"this table's {sub_protocol} runs in the {sub_protocol} service: send it there"
+                )
+        return claims.seat

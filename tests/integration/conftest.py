@@ -23,6 +23,11 @@ from servicekit.embedded import servers
 
 pytestmark = pytest.mark.integration
 
+#: The services the session's platform runs (tests kill and restart them through `platform.processes`).
+SESSION_SERVICES = ("table", "auction", "trade", "casino", "rating", "matchmaking")
+#: Settings of the session's services: Classic and Speed tables of 2-3 form after 8 s, not 30.
+SESSION_ENV = {"MATCHMAKING_SMALL_TABLE_WAIT_S": "8.0"}
+
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
@@ -40,15 +45,22 @@ def server_urls() -> Iterator[tuple[str, str]]:
 async def platform(server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
     nats_url, db_url = server_urls
     data = Path(tempfile.mkdtemp(prefix="monopoly-svc-"))
-    p = Platform(nats_url, db_url, data, clock_scale=1)
+    # One platform for the session: every instance of a service shares its durable consumers, so a
+    # second table service on the same NATS would take results meant for tables the first one holds.
+    conn = await asyncpg.connect(db_url)
+    try:  # a fresh queue: no tickets left waiting by an earlier session on the same database
+        await conn.execute("DROP SCHEMA IF EXISTS matchmaking CASCADE")
+    finally:
+        await conn.close()
+    p = Platform(nats_url, db_url, data, clock_scale=1, services=SESSION_SERVICES, extra_env=SESSION_ENV)
     await p.start()
     try:
         yield p
     finally:
         await p.stop()
         if os.environ.get("CI"):
-            log = (data / "table.log").read_text(errors="replace")
-            print(log[-4000:])
+            for name in p.processes:
+                print(f"--- {name}.log\n" + (data / f"{name}.log").read_text(errors="replace")[-3000:])
 
 
 @pytest.fixture(scope="session")

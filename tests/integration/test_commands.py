@@ -13,17 +13,22 @@ import pytest
 from bots import make_bot
 from client import BotTable
 from engine import (
+    Bid,
     Build,
     BuyProperty,
     Command,
     EndTurn,
     Pay,
     PayJailFine,
+    PlaceBet,
+    ProposeTrade,
     Roll,
+    SettleBet,
     Tick,
     codec,
 )
 from monopoly.v1 import commands_pb2, table_pb2, table_pb2_grpc
+from servicekit import auth
 from servicekit.wire import command_to_proto
 
 from .helpers import TIMEOUT, event_rows, get, rule_id
@@ -313,17 +318,68 @@ async def test_a_token_acts_only_for_its_own_seat(
     assert await command_rows(pool, table.table_id) == {}
 
 
-async def test_a_bogus_or_foreign_token_is_denied(
+async def test_a_bogus_forged_or_expired_token_is_unauthenticated_and_a_foreign_one_denied(
     stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable
 ) -> None:
     elsewhere = BotTable(stub, seed=79)
     await elsewhere.create()
     view = await get(stub, table.table_id)
-    for token in ("bogus-token", "", elsewhere.tokens[view.actor]):
+    forged = auth.issue("not-the-platform-key", table.table_id, view.actor, "p")
+    expired = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, view.actor, "p", ttl_s=-10)
+    for token in ("bogus-token", "", forged, expired):
+        exc = await refused(stub, request(table, Roll(view.actor), command_id="c", token=token))
+        assert exc.code() == grpc.StatusCode.UNAUTHENTICATED, (token, exc.details())
+    spectator = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, -1, "watcher", role="spectator")
+    for token in (elsewhere.tokens[view.actor], spectator):
         exc = await refused(stub, request(table, Roll(view.actor), command_id="c", token=token))
         assert exc.code() == grpc.StatusCode.PERMISSION_DENIED, (token, exc.details())
     await assert_only_clock_after(stub, pool, table.table_id, view.seq)
     assert await command_rows(pool, table.table_id) == {}
+
+
+async def test_results_of_sub_protocols_come_only_from_services(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable
+) -> None:
+    view = await get(stub, table.table_id)
+    settle = SettleBet(view.actor, "x", (1,), 1, False)
+    exc = await refused(stub, request(table, settle, command_id="c", token=table.tokens[view.actor]))
+    assert exc.code() == grpc.StatusCode.PERMISSION_DENIED, exc.details()
+    # a service token passes the gate; the engine then refuses what does not fit (K1: this table bets itself)
+    service = auth.service_token(auth.DEV_TOKEN_SECRET, "casino")
+    exc = await refused(stub, request(table, settle, command_id="c", token=service))
+    assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION, exc.details()
+    assert ("rule-id", "K1") in tuple(exc.trailing_metadata() or ())
+    await assert_only_clock_after(stub, pool, table.table_id, view.seq)
+
+
+async def test_a_table_delegating_its_sub_protocols_sends_bids_bets_and_proposals_away(
+    stub: table_pb2_grpc.TableServiceStub,
+) -> None:
+    everything = ["auction", "trade", "casino"]
+    created = await stub.CreateTable(
+        table_pb2.CreateTableRequest(mode="classic", players=["a", "b"], seed=5, external=everything)
+    )
+    view = await get(stub, created.table_id)
+    state = codec.state_from_data(json.loads(view.state_json))
+    assert state.config.external == ("auction", "trade", "casino")
+    seat = view.actor
+    token = (await stub.JoinTable(table_pb2.JoinTableRequest(table_id=created.table_id, seat=seat))).seat_token
+    for command, rule in (
+        (Bid(seat, 1000), "A1"),
+        (PlaceBet(seat, (1,)), "K1"),
+        (ProposeTrade(seat, 1 - seat, give_cash=100), "T1"),
+    ):
+        call = table_pb2.SubmitCommandRequest(
+            table_id=created.table_id, command_id="x", seat_token=token, command=command_to_proto(command)
+        )
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await stub.SubmitCommand(call)
+        assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION, info.value.details()
+        assert ("rule-id", rule) in tuple(info.value.trailing_metadata() or ())
+        assert "service" in (info.value.details() or "")
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await stub.CreateTable(table_pb2.CreateTableRequest(mode="classic", players=["a", "b"], external=["bank"]))
+    assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
 # -- staleness ------------------------------------------------------------------

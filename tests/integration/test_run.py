@@ -1,12 +1,17 @@
-"""`monopoly run` (make run): the platform starts, bot tables play through the API, it stops cleanly."""
+"""`monopoly run` (make run): the platform starts, players queue and bot tables play through the API,
+the live view shows them, it stops cleanly."""
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
+from urllib.parse import urlsplit
 
+import asyncpg
 import pytest
 
 from client.demo import run
+from servicekit.embedded import nats_server
 
 pytestmark = pytest.mark.integration
 
@@ -14,11 +19,20 @@ pytestmark = pytest.mark.integration
 async def test_run_plays_tables_and_stops_cleanly(
     server_urls: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    nats_url, db_url = server_urls
-    monkeypatch.setenv("NATS_URL", nats_url)
-    monkeypatch.setenv("DATABASE_URL", db_url)
-    assert await run(tmp_path, tables=2, clock_scale=60, duration=4.0) == 0
+    # A platform of its own: a NATS of its own and a database of its own on the session's Postgres, so its
+    # services never share durable consumers or rows with the session's platform.
+    _, db_url = server_urls
+    database = f"run_{secrets.token_hex(4)}"
+    conn = await asyncpg.connect(db_url)
+    await conn.execute(f"CREATE DATABASE {database}")
+    await conn.close()
+    own_db = urlsplit(db_url)._replace(path=f"/{database}").geturl()  # the same server, another database
+    with nats_server(tmp_path / "nats") as nats_url:
+        monkeypatch.setenv("NATS_URL", nats_url)
+        monkeypatch.setenv("DATABASE_URL", own_db)
+        assert await run(tmp_path, tables=2, clock_scale=60, duration=6.0) == 0
     out = capsys.readouterr()
     assert "commands/s" in out.out and "tables running" in out.out
+    assert "queue:" in out.out and "leaderboard" in out.out
     assert "stopped:" in out.err
     assert "table service ready" in (tmp_path / "table.log").read_text()

@@ -68,3 +68,54 @@ async def test_relay_publishes_in_order_deletes_after_ack_and_drops_duplicates(
     finally:
         await sub.unsubscribe()
     assert payloads == [b"one", b"two"]  # the repeated Nats-Msg-Id was dropped by JetStream
+
+
+async def test_a_durable_consumer_handles_in_order_acks_after_success_and_redelivers_a_failure(
+    server_urls: tuple[str, str], js: JetStreamContext
+) -> None:
+    import asyncio
+
+    from faststream.nats import JStream, NatsBroker, NatsRouter
+    from nats.js.api import RetentionPolicy, StorageType
+
+    from servicekit.bus import ensure_stream
+    from servicekit.consumers import durable_consumer
+
+    name = f"CONSUMERTEST{secrets.token_hex(3).upper()}"
+    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
+                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
+    await ensure_stream(js, spec)
+    handled: list[int] = []
+    failures = 0
+    router = NatsRouter()
+
+    @durable_consumer(router, f"{name.lower()}.*", spec, f"{name.lower()}-durable", max_deliver=5)
+    async def handle(body: bytes) -> None:
+        nonlocal failures
+        n = int(body)
+        if n == 5 and failures < 2:  # fails twice, then works: a Postgres hiccup
+            failures += 1
+            raise RuntimeError("not now")
+        await asyncio.sleep(0.002 * (10 - n))  # later messages finish sooner if handled concurrently
+        handled.append(n)
+
+    for n in range(10):
+        await js.publish(f"{name.lower()}.t", str(n).encode())
+    broker = NatsBroker(server_urls[0], log_level=10)
+    broker.include_router(router)
+    await broker.start()
+    try:
+        for _ in range(200):
+            if len(handled) == 10:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await broker.stop()
+    assert sorted(handled) == list(range(10))  # nothing lost, nothing twice
+    assert [n for n in handled if n != 5] == [0, 1, 2, 3, 4, 6, 7, 8, 9]  # in stream order
+    # the failing one came back after its delay (a failure may reorder it behind later messages)
+    assert failures == 2
+    info = await js.consumer_info(name, f"{name.lower()}-durable")
+    assert info.num_ack_pending == 0 and info.num_pending == 0  # every message acked
+    assert info.config.max_deliver == 5
+    await js.delete_stream(name)

@@ -100,6 +100,26 @@ class EndTurn(_message.Message):
     seat: int
     def __init__(self, seat: _Optional[int] = ...) -> None: ...
 
+class ExecuteTrade(_message.Message):
+    __slots__ = ("seat", "trade_id", "counterparty", "turn_no", "give_cash", "give_squares", "take_cash", "take_squares")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TRADE_ID_FIELD_NUMBER: _ClassVar[int]
+    COUNTERPARTY_FIELD_NUMBER: _ClassVar[int]
+    TURN_NO_FIELD_NUMBER: _ClassVar[int]
+    GIVE_CASH_FIELD_NUMBER: _ClassVar[int]
+    GIVE_SQUARES_FIELD_NUMBER: _ClassVar[int]
+    TAKE_CASH_FIELD_NUMBER: _ClassVar[int]
+    TAKE_SQUARES_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    trade_id: int
+    counterparty: int
+    turn_no: int
+    give_cash: int
+    give_squares: _containers.RepeatedScalarFieldContainer[int]
+    take_cash: int
+    take_squares: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, seat: _Optional[int] = ..., trade_id: _Optional[int] = ..., counterparty: _Optional[int] = ..., turn_no: _Optional[int] = ..., give_cash: _Optional[int] = ..., give_squares: _Optional[_Iterable[int]] = ..., take_cash: _Optional[int] = ..., take_squares: _Optional[_Iterable[int]] = ...) -> None: ...
+
 class LiftMortgage(_message.Message):
     __slots__ = ("seat", "square")
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -178,6 +198,32 @@ class SellBuilding(_message.Message):
     square: int
     def __init__(self, seat: _Optional[int] = ..., square: _Optional[int] = ...) -> None: ...
 
+class SettleAuction(_message.Message):
+    __slots__ = ("seat", "auction_id", "winner", "price")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AUCTION_ID_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    PRICE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    auction_id: int
+    winner: int
+    price: int
+    def __init__(self, seat: _Optional[int] = ..., auction_id: _Optional[int] = ..., winner: _Optional[int] = ..., price: _Optional[int] = ...) -> None: ...
+
+class SettleBet(_message.Message):
+    __slots__ = ("seat", "bet_id", "numbers", "die", "jackpot_hit")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BET_ID_FIELD_NUMBER: _ClassVar[int]
+    NUMBERS_FIELD_NUMBER: _ClassVar[int]
+    DIE_FIELD_NUMBER: _ClassVar[int]
+    JACKPOT_HIT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    bet_id: str
+    numbers: _containers.RepeatedScalarFieldContainer[int]
+    die: int
+    jackpot_hit: bool
+    def __init__(self, seat: _Optional[int] = ..., bet_id: _Optional[str] = ..., numbers: _Optional[_Iterable[int]] = ..., die: _Optional[int] = ..., jackpot_hit: _Optional[bool] = ...) -> None: ...
+
 class Surrender(_message.Message):
     __slots__ = ("seat",)
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -207,7 +253,7 @@ class VotePause(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., yes: _Optional[bool] = ...) -> None: ...
 
 class CommandPayload(_message.Message):
-    __slots__ = ("accept_trade", "auction_mortgaged", "bid", "build", "buy_property", "choose_bus_move", "choose_square", "confirm_back", "decline_bet", "decline_property", "decline_trade", "demolish", "end_turn", "lift_mortgage", "mortgage", "pass_bid", "pay", "pay_jail_fine", "place_bet", "propose_trade", "request_pause", "roll", "sell_building", "surrender", "tick", "use_jail_card", "vote_pause")
+    __slots__ = ("accept_trade", "auction_mortgaged", "bid", "build", "buy_property", "choose_bus_move", "choose_square", "confirm_back", "decline_bet", "decline_property", "decline_trade", "demolish", "end_turn", "execute_trade", "lift_mortgage", "mortgage", "pass_bid", "pay", "pay_jail_fine", "place_bet", "propose_trade", "request_pause", "roll", "sell_building", "settle_auction", "settle_bet", "surrender", "tick", "use_jail_card", "vote_pause")
     ACCEPT_TRADE_FIELD_NUMBER: _ClassVar[int]
     AUCTION_MORTGAGED_FIELD_NUMBER: _ClassVar[int]
     BID_FIELD_NUMBER: _ClassVar[int]
@@ -221,6 +267,7 @@ class CommandPayload(_message.Message):
     DECLINE_TRADE_FIELD_NUMBER: _ClassVar[int]
     DEMOLISH_FIELD_NUMBER: _ClassVar[int]
     END_TURN_FIELD_NUMBER: _ClassVar[int]
+    EXECUTE_TRADE_FIELD_NUMBER: _ClassVar[int]
     LIFT_MORTGAGE_FIELD_NUMBER: _ClassVar[int]
     MORTGAGE_FIELD_NUMBER: _ClassVar[int]
     PASS_BID_FIELD_NUMBER: _ClassVar[int]
@@ -231,6 +278,8 @@ class CommandPayload(_message.Message):
     REQUEST_PAUSE_FIELD_NUMBER: _ClassVar[int]
     ROLL_FIELD_NUMBER: _ClassVar[int]
     SELL_BUILDING_FIELD_NUMBER: _ClassVar[int]
+    SETTLE_AUCTION_FIELD_NUMBER: _ClassVar[int]
+    SETTLE_BET_FIELD_NUMBER: _ClassVar[int]
     SURRENDER_FIELD_NUMBER: _ClassVar[int]
     TICK_FIELD_NUMBER: _ClassVar[int]
     USE_JAIL_CARD_FIELD_NUMBER: _ClassVar[int]
@@ -248,6 +297,7 @@ class CommandPayload(_message.Message):
     decline_trade: DeclineTrade
     demolish: Demolish
     end_turn: EndTurn
+    execute_trade: ExecuteTrade
     lift_mortgage: LiftMortgage
     mortgage: Mortgage
     pass_bid: PassBid
@@ -258,8 +308,10 @@ class CommandPayload(_message.Message):
     request_pause: RequestPause
     roll: Roll
     sell_building: SellBuilding
+    settle_auction: SettleAuction
+    settle_bet: SettleBet
     surrender: Surrender
     tick: Tick
     use_jail_card: UseJailCard
     vote_pause: VotePause
-    def __init__(self, accept_trade: _Optional[_Union[AcceptTrade, _Mapping]] = ..., auction_mortgaged: _Optional[_Union[AuctionMortgaged, _Mapping]] = ..., bid: _Optional[_Union[Bid, _Mapping]] = ..., build: _Optional[_Union[Build, _Mapping]] = ..., buy_property: _Optional[_Union[BuyProperty, _Mapping]] = ..., choose_bus_move: _Optional[_Union[ChooseBusMove, _Mapping]] = ..., choose_square: _Optional[_Union[ChooseSquare, _Mapping]] = ..., confirm_back: _Optional[_Union[ConfirmBack, _Mapping]] = ..., decline_bet: _Optional[_Union[DeclineBet, _Mapping]] = ..., decline_property: _Optional[_Union[DeclineProperty, _Mapping]] = ..., decline_trade: _Optional[_Union[DeclineTrade, _Mapping]] = ..., demolish: _Optional[_Union[Demolish, _Mapping]] = ..., end_turn: _Optional[_Union[EndTurn, _Mapping]] = ..., lift_mortgage: _Optional[_Union[LiftMortgage, _Mapping]] = ..., mortgage: _Optional[_Union[Mortgage, _Mapping]] = ..., pass_bid: _Optional[_Union[PassBid, _Mapping]] = ..., pay: _Optional[_Union[Pay, _Mapping]] = ..., pay_jail_fine: _Optional[_Union[PayJailFine, _Mapping]] = ..., place_bet: _Optional[_Union[PlaceBet, _Mapping]] = ..., propose_trade: _Optional[_Union[ProposeTrade, _Mapping]] = ..., request_pause: _Optional[_Union[RequestPause, _Mapping]] = ..., roll: _Optional[_Union[Roll, _Mapping]] = ..., sell_building: _Optional[_Union[SellBuilding, _Mapping]] = ..., surrender: _Optional[_Union[Surrender, _Mapping]] = ..., tick: _Optional[_Union[Tick, _Mapping]] = ..., use_jail_card: _Optional[_Union[UseJailCard, _Mapping]] = ..., vote_pause: _Optional[_Union[VotePause, _Mapping]] = ...) -> None: ...
+    def __init__(self, accept_trade: _Optional[_Union[AcceptTrade, _Mapping]] = ..., auction_mortgaged: _Optional[_Union[AuctionMortgaged, _Mapping]] = ..., bid: _Optional[_Union[Bid, _Mapping]] = ..., build: _Optional[_Union[Build, _Mapping]] = ..., buy_property: _Optional[_Union[BuyProperty, _Mapping]] = ..., choose_bus_move: _Optional[_Union[ChooseBusMove, _Mapping]] = ..., choose_square: _Optional[_Union[ChooseSquare, _Mapping]] = ..., confirm_back: _Optional[_Union[ConfirmBack, _Mapping]] = ..., decline_bet: _Optional[_Union[DeclineBet, _Mapping]] = ..., decline_property: _Optional[_Union[DeclineProperty, _Mapping]] = ..., decline_trade: _Optional[_Union[DeclineTrade, _Mapping]] = ..., demolish: _Optional[_Union[Demolish, _Mapping]] = ..., end_turn: _Optional[_Union[EndTurn, _Mapping]] = ..., execute_trade: _Optional[_Union[ExecuteTrade, _Mapping]] = ..., lift_mortgage: _Optional[_Union[LiftMortgage, _Mapping]] = ..., mortgage: _Optional[_Union[Mortgage, _Mapping]] = ..., pass_bid: _Optional[_Union[PassBid, _Mapping]] = ..., pay: _Optional[_Union[Pay, _Mapping]] = ..., pay_jail_fine: _Optional[_Union[PayJailFine, _Mapping]] = ..., place_bet: _Optional[_Union[PlaceBet, _Mapping]] = ..., propose_trade: _Optional[_Union[ProposeTrade, _Mapping]] = ..., request_pause: _Optional[_Union[RequestPause, _Mapping]] = ..., roll: _Optional[_Union[Roll, _Mapping]] = ..., sell_building: _Optional[_Union[SellBuilding, _Mapping]] = ..., settle_auction: _Optional[_Union[SettleAuction, _Mapping]] = ..., settle_bet: _Optional[_Union[SettleBet, _Mapping]] = ..., surrender: _Optional[_Union[Surrender, _Mapping]] = ..., tick: _Optional[_Union[Tick, _Mapping]] = ..., use_jail_card: _Optional[_Union[UseJailCard, _Mapping]] = ..., vote_pause: _Optional[_Union[VotePause, _Mapping]] = ...) -> None: ...

@@ -19,7 +19,7 @@ class AuctionSettled(_message.Message):
     def __init__(self, auction_id: _Optional[int] = ..., square: _Optional[int] = ..., winner: _Optional[int] = ..., price: _Optional[int] = ...) -> None: ...
 
 class AuctionStarted(_message.Message):
-    __slots__ = ("auction_id", "square", "reason", "bidders", "start_price", "increment", "seller")
+    __slots__ = ("auction_id", "square", "reason", "bidders", "start_price", "increment", "seller", "limits", "bid_ms")
     AUCTION_ID_FIELD_NUMBER: _ClassVar[int]
     SQUARE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
@@ -27,6 +27,8 @@ class AuctionStarted(_message.Message):
     START_PRICE_FIELD_NUMBER: _ClassVar[int]
     INCREMENT_FIELD_NUMBER: _ClassVar[int]
     SELLER_FIELD_NUMBER: _ClassVar[int]
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    BID_MS_FIELD_NUMBER: _ClassVar[int]
     auction_id: int
     square: int
     reason: str
@@ -34,7 +36,9 @@ class AuctionStarted(_message.Message):
     start_price: int
     increment: int
     seller: int
-    def __init__(self, auction_id: _Optional[int] = ..., square: _Optional[int] = ..., reason: _Optional[str] = ..., bidders: _Optional[_Iterable[int]] = ..., start_price: _Optional[int] = ..., increment: _Optional[int] = ..., seller: _Optional[int] = ...) -> None: ...
+    limits: _containers.RepeatedScalarFieldContainer[int]
+    bid_ms: int
+    def __init__(self, auction_id: _Optional[int] = ..., square: _Optional[int] = ..., reason: _Optional[str] = ..., bidders: _Optional[_Iterable[int]] = ..., start_price: _Optional[int] = ..., increment: _Optional[int] = ..., seller: _Optional[int] = ..., limits: _Optional[_Iterable[int]] = ..., bid_ms: _Optional[int] = ...) -> None: ...
 
 class BackConfirmed(_message.Message):
     __slots__ = ("seat",)
@@ -167,10 +171,14 @@ class CardDrawn(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., deck: _Optional[str] = ..., card: _Optional[int] = ...) -> None: ...
 
 class CasinoOpened(_message.Message):
-    __slots__ = ("seat",)
+    __slots__ = ("seat", "cash", "deadline")
     SEAT_FIELD_NUMBER: _ClassVar[int]
+    CASH_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
     seat: int
-    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+    cash: int
+    deadline: int
+    def __init__(self, seat: _Optional[int] = ..., cash: _Optional[int] = ..., deadline: _Optional[int] = ...) -> None: ...
 
 class ChoiceOffered(_message.Message):
     __slots__ = ("seat", "kind")

@@ -26,33 +26,33 @@ from monopoly.v1 import commands_pb2 as monopoly_dot_v1_dot_commands__pb2
 from monopoly.v1 import common_pb2 as monopoly_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17monopoly/v1/table.proto\x12\x0bmonopoly.v1\x1a\x1amonopoly/v1/commands.proto\x1a\x18monopoly/v1/common.proto\"t\n\x12\x43reateTableRequest\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x03(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x1c\n\x14\x63ustom_settings_json\x18\x04 \x01(\t\x12\x13\n\x0b\x63lock_scale\x18\x05 \x01(\x03\"G\n\x13\x43reateTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\x11\n\trule_card\x18\x03 \x01(\t\"2\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"5\n\x11JoinTableResponse\x12\x12\n\nseat_token\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x9d\x01\n\tTableView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\r\n\x05phase\x18\x03 \x01(\t\x12\r\n\x05\x61\x63tor\x18\x04 \x01(\x05\x12\x10\n\x08\x66inished\x18\x05 \x01(\x08\x12\x0e\n\x06winner\x18\x06 \x01(\x05\x12\x12\n\nstate_json\x18\x07 \x01(\t\x12\x0c\n\x04mode\x18\x08 \x01(\t\x12\x0f\n\x07game_ms\x18\t \x01(\x03\"\x94\x01\n\x14SubmitCommandRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12,\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x1b.monopoly.v1.CommandPayload\x12\x14\n\x0c\x65xpected_seq\x18\x05 \x01(\x03\"c\n\x15SubmitCommandResponse\x12\x11\n\tfirst_seq\x18\x01 \x01(\x03\x12\x10\n\x08last_seq\x18\x02 \x01(\x03\x12%\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x15.monopoly.v1.Envelope\"7\n\x11WatchTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08\x66rom_seq\x18\x02 \x01(\x03\"\x9a\x01\n\x12WatchTableResponse\x12*\n\x08snapshot\x18\x01 \x01(\x0b\x32\x16.monopoly.v1.TableViewH\x00\x12&\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x15.monopoly.v1.EnvelopeH\x00\x12(\n\x05\x62\x61tch\x18\x03 \x01(\x0b\x32\x17.monopoly.v1.EventBatchH\x00\x42\x06\n\x04item2\x97\x03\n\x0cTableService\x12P\n\x0b\x43reateTable\x12\x1f.monopoly.v1.CreateTableRequest\x1a .monopoly.v1.CreateTableResponse\x12J\n\tJoinTable\x12\x1d.monopoly.v1.JoinTableRequest\x1a\x1e.monopoly.v1.JoinTableResponse\x12@\n\x08GetTable\x12\x1c.monopoly.v1.GetTableRequest\x1a\x16.monopoly.v1.TableView\x12V\n\rSubmitCommand\x12!.monopoly.v1.SubmitCommandRequest\x1a\".monopoly.v1.SubmitCommandResponse\x12O\n\nWatchTable\x12\x1e.monopoly.v1.WatchTableRequest\x1a\x1f.monopoly.v1.WatchTableResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17monopoly/v1/table.proto\x12\x0bmonopoly.v1\x1a\x1amonopoly/v1/commands.proto\x1a\x18monopoly/v1/common.proto\"\x86\x01\n\x12\x43reateTableRequest\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x03(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x1c\n\x14\x63ustom_settings_json\x18\x04 \x01(\t\x12\x13\n\x0b\x63lock_scale\x18\x05 \x01(\x03\x12\x10\n\x08\x65xternal\x18\x06 \x03(\t\"G\n\x13\x43reateTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\x11\n\trule_card\x18\x03 \x01(\t\"2\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"5\n\x11JoinTableResponse\x12\x12\n\nseat_token\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x9d\x01\n\tTableView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\r\n\x05phase\x18\x03 \x01(\t\x12\r\n\x05\x61\x63tor\x18\x04 \x01(\x05\x12\x10\n\x08\x66inished\x18\x05 \x01(\x08\x12\x0e\n\x06winner\x18\x06 \x01(\x05\x12\x12\n\nstate_json\x18\x07 \x01(\t\x12\x0c\n\x04mode\x18\x08 \x01(\t\x12\x0f\n\x07game_ms\x18\t \x01(\x03\"\x94\x01\n\x14SubmitCommandRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12,\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x1b.monopoly.v1.CommandPayload\x12\x14\n\x0c\x65xpected_seq\x18\x05 \x01(\x03\"c\n\x15SubmitCommandResponse\x12\x11\n\tfirst_seq\x18\x01 \x01(\x03\x12\x10\n\x08last_seq\x18\x02 \x01(\x03\x12%\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x15.monopoly.v1.Envelope\"7\n\x11WatchTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08\x66rom_seq\x18\x02 \x01(\x03\"\x9a\x01\n\x12WatchTableResponse\x12*\n\x08snapshot\x18\x01 \x01(\x0b\x32\x16.monopoly.v1.TableViewH\x00\x12&\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x15.monopoly.v1.EnvelopeH\x00\x12(\n\x05\x62\x61tch\x18\x03 \x01(\x0b\x32\x17.monopoly.v1.EventBatchH\x00\x42\x06\n\x04item2\x97\x03\n\x0cTableService\x12P\n\x0b\x43reateTable\x12\x1f.monopoly.v1.CreateTableRequest\x1a .monopoly.v1.CreateTableResponse\x12J\n\tJoinTable\x12\x1d.monopoly.v1.JoinTableRequest\x1a\x1e.monopoly.v1.JoinTableResponse\x12@\n\x08GetTable\x12\x1c.monopoly.v1.GetTableRequest\x1a\x16.monopoly.v1.TableView\x12V\n\rSubmitCommand\x12!.monopoly.v1.SubmitCommandRequest\x1a\".monopoly.v1.SubmitCommandResponse\x12O\n\nWatchTable\x12\x1e.monopoly.v1.WatchTableRequest\x1a\x1f.monopoly.v1.WatchTableResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'monopoly.v1.table_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREATETABLEREQUEST']._serialized_start=94
-  _globals['_CREATETABLEREQUEST']._serialized_end=210
-  _globals['_CREATETABLERESPONSE']._serialized_start=212
-  _globals['_CREATETABLERESPONSE']._serialized_end=283
-  _globals['_JOINTABLEREQUEST']._serialized_start=285
-  _globals['_JOINTABLEREQUEST']._serialized_end=335
-  _globals['_JOINTABLERESPONSE']._serialized_start=337
-  _globals['_JOINTABLERESPONSE']._serialized_end=390
-  _globals['_GETTABLEREQUEST']._serialized_start=392
-  _globals['_GETTABLEREQUEST']._serialized_end=427
-  _globals['_TABLEVIEW']._serialized_start=430
-  _globals['_TABLEVIEW']._serialized_end=587
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=590
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=738
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=740
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=839
-  _globals['_WATCHTABLEREQUEST']._serialized_start=841
-  _globals['_WATCHTABLEREQUEST']._serialized_end=896
-  _globals['_WATCHTABLERESPONSE']._serialized_start=899
-  _globals['_WATCHTABLERESPONSE']._serialized_end=1053
-  _globals['_TABLESERVICE']._serialized_start=1056
-  _globals['_TABLESERVICE']._serialized_end=1463
+  _globals['_CREATETABLEREQUEST']._serialized_start=95
+  _globals['_CREATETABLEREQUEST']._serialized_end=229
+  _globals['_CREATETABLERESPONSE']._serialized_start=231
+  _globals['_CREATETABLERESPONSE']._serialized_end=302
+  _globals['_JOINTABLEREQUEST']._serialized_start=304
+  _globals['_JOINTABLEREQUEST']._serialized_end=354
+  _globals['_JOINTABLERESPONSE']._serialized_start=356
+  _globals['_JOINTABLERESPONSE']._serialized_end=409
+  _globals['_GETTABLEREQUEST']._serialized_start=411
+  _globals['_GETTABLEREQUEST']._serialized_end=446
+  _globals['_TABLEVIEW']._serialized_start=449
+  _globals['_TABLEVIEW']._serialized_end=606
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=609
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=757
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=759
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=858
+  _globals['_WATCHTABLEREQUEST']._serialized_start=860
+  _globals['_WATCHTABLEREQUEST']._serialized_end=915
+  _globals['_WATCHTABLERESPONSE']._serialized_start=918
+  _globals['_WATCHTABLERESPONSE']._serialized_end=1072
+  _globals['_TABLESERVICE']._serialized_start=1075
+  _globals['_TABLESERVICE']._serialized_end=1482
 # @@protoc_insertion_point(module_scope)

@@ -9,18 +9,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("mode", "players", "seed", "custom_settings_json", "clock_scale")
+    __slots__ = ("mode", "players", "seed", "custom_settings_json", "clock_scale", "external")
     MODE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     CUSTOM_SETTINGS_JSON_FIELD_NUMBER: _ClassVar[int]
     CLOCK_SCALE_FIELD_NUMBER: _ClassVar[int]
+    EXTERNAL_FIELD_NUMBER: _ClassVar[int]
     mode: str
     players: _containers.RepeatedScalarFieldContainer[str]
     seed: int
     custom_settings_json: str
     clock_scale: int
-    def __init__(self, mode: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., custom_settings_json: _Optional[str] = ..., clock_scale: _Optional[int] = ...) -> None: ...
+    external: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, mode: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., custom_settings_json: _Optional[str] = ..., clock_scale: _Optional[int] = ..., external: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table_id", "seq", "rule_card")

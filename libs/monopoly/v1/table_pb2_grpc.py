@@ -72,7 +72,7 @@ class TableServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def JoinTable(self, request, context):
-        """A seat token for a seat of a table (matchmaking will issue these later).
+        """A signed seat token for a seat of a table (matchmaking will issue these later).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

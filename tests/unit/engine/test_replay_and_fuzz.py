@@ -138,6 +138,8 @@ def random_junk(state: TableState, rnd: random.Random) -> Command:
             data[f.name] = rnd.random() < 0.5
         elif tp is int:
             data[f.name] = rnd.choice([rnd.randrange(-2, 42), rnd.randrange(0, 20000), state.next_trade_id])
+        elif tp is str:
+            data[f.name] = f"junk-{rnd.randrange(100)}"
         else:
             data[f.name] = [rnd.randrange(0, 42) for _ in range(rnd.randint(0, 4))]
     command = codec.command_from_data(data)

@@ -48,3 +48,17 @@ def test_ports_and_urls_agree_with_the_settings() -> None:
     assert "@postgres:5432/" in settings.database_url
     assert "4222:4222" in services["nats"]["ports"] and "-js" in services["nats"]["command"]
     assert Settings.from_env({}).table_grpc_port == settings.table_grpc_port  # the defaults match compose
+
+
+def test_every_service_in_the_repo_is_in_compose_with_its_ports() -> None:
+    services = _compose()["services"]
+    in_repo = {p.parent.name for p in (ROOT / "services").glob("*/main.py")}
+    assert in_repo == set(services) - {"nats", "postgres"}
+    for name in in_repo:
+        spec = services[name]
+        settings = Settings.from_env({k: str(v) for k, v in spec["environment"].items()})
+        grpc_port, metrics_port = getattr(settings, f"{name}_grpc_port"), getattr(settings, f"{name}_metrics_port")
+        assert f"{grpc_port}:{grpc_port}" in spec["ports"], name
+        assert f"{metrics_port}:{metrics_port}" in spec["ports"], name
+        assert settings.table_target == "table:50051"
+        assert settings.token_secret == services["table"]["environment"]["TOKEN_SECRET"]  # one key for all

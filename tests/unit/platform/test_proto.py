@@ -23,17 +23,26 @@ def test_proto_files_match_the_engine() -> None:
     assert (out / "events.proto").read_text() == gen_proto.render("Event", EVENT_TYPES, gen_proto.EVENTS_DOC), (
         "events.proto is stale: run `make proto`"
     )
-    assert (out / "commands.proto").read_text() == gen_proto.render(
-        "Command", COMMAND_TYPES, gen_proto.COMMANDS_DOC
-    ), "commands.proto is stale: run `make proto`"
+    assert (out / "commands.proto").read_text() == gen_proto.render("Command", COMMAND_TYPES, gen_proto.COMMANDS_DOC), (
+        "commands.proto is stale: run `make proto`"
+    )
 
 
 def test_generated_python_matches_the_proto_files(tmp_path: Path) -> None:
     protos = sorted(str(p.relative_to(ROOT / "proto")) for p in (ROOT / "proto").rglob("*.proto"))
     subprocess.run(
-        [sys.executable, "-m", "grpc_tools.protoc", "-Iproto", f"--python_out={tmp_path}", f"--pyi_out={tmp_path}",
-         f"--grpc_python_out={tmp_path}", *protos],
-        cwd=ROOT, check=True,
+        [
+            sys.executable,
+            "-m",
+            "grpc_tools.protoc",
+            "-Iproto",
+            f"--python_out={tmp_path}",
+            f"--pyi_out={tmp_path}",
+            f"--grpc_python_out={tmp_path}",
+            *protos,
+        ],
+        cwd=ROOT,
+        check=True,
     )
     for generated in sorted(tmp_path.rglob("*.py*")):
         committed = ROOT / "libs" / generated.relative_to(tmp_path)
@@ -59,3 +68,38 @@ def test_events_round_trip_through_protobuf(seed: int) -> None:
     for event in events:
         assert event_from_proto(event_to_proto(event)) == event
     assert command_from_proto(command_to_proto(Roll(2))) == Roll(2)
+
+
+def _zero(tp: object) -> object:
+    """The protobuf default of a field's type: what proto3 does not mark as present."""
+    import typing
+
+    if tp is int:
+        return 0
+    if tp is str:
+        return ""
+    if tp is bool:
+        return False
+    if typing.get_origin(tp) is tuple:
+        return ()
+    return None
+
+
+@pytest.mark.parametrize("registry", [EVENT_TYPES, COMMAND_TYPES], ids=["events", "commands"])
+def test_values_whose_fields_are_all_defaults_keep_their_type_on_the_wire(registry: dict[str, type]) -> None:
+    """proto3 sends no bytes for default scalars: the oneof case alone must say which event or command it is."""
+    import dataclasses
+    import typing
+
+    checked = 0
+    for cls in registry.values():
+        hints = typing.get_type_hints(cls)
+        values = {f.name: _zero(hints[f.name]) for f in dataclasses.fields(cls)}
+        if any(v is None for v in values.values()):
+            continue  # a field carried as JSON (a config): never all-default
+        value = cls(**values)
+        wire = event_to_proto(value) if registry is EVENT_TYPES else command_to_proto(value)
+        back = event_from_proto(wire) if registry is EVENT_TYPES else command_from_proto(wire)
+        assert back == value, cls.__name__
+        checked += 1
+    assert checked > 10

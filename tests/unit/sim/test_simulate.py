@@ -12,8 +12,15 @@ from sim.cli import main
 from sim.runner import TIMING_KEYS, RunSpec, play_game, simulate
 
 REQUIRED_KEYS = {
-    "games", "finished", "capped", "rounds_mean", "player_turns", "events", "events_hash",
-    "games_per_s", "player_turns_per_s",
+    "games",
+    "finished",
+    "capped",
+    "rounds_mean",
+    "player_turns",
+    "events",
+    "events_hash",
+    "games_per_s",
+    "player_turns_per_s",
 }
 
 

@@ -1,0 +1,505 @@
+"""The auctions this process runs: one lock per auction serialises its moves and its timer.
+
+A bid, a pass or a time-out is decided by the pure `engine.auction` module on
+the auction's state, then the new state (with an optimistic version check),
+the move and its `AuctionEvent`s (outbox rows) are committed in one
+transaction; only then is memory updated, the caller answered and watchers
+told. Timers are wall-clock deadlines stored in Postgres, so a restarted
+service re-arms exactly the timers it had (an overdue one fires at once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import time
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass, field
+
+import asyncpg
+from prometheus_client import Counter, Gauge
+
+from engine import BANK, Command, RuleViolation
+from engine import auction as rules
+from engine.auction import AuctionSettled, AuctionStarted, Bid, PassBid
+from monopoly.v1 import auction_pb2
+from servicekit import bus
+from servicekit.errors import NotFound, Stale, Unavailable
+
+from . import store
+from .store import CANCELLED, OPEN, SETTLED, AuctionRow, OutboxRow
+
+log = logging.getLogger(__name__)
+
+OPEN_AUCTIONS = Gauge("auction_open_auctions", "Auctions open in this process")
+MOVES = Counter("auction_moves_total", "Bids, passes and time-outs, by outcome", ["outcome"])
+SETTLEMENTS = Counter("auction_settlements_total", "Auctions closed, by result", ["result"])
+
+#: After a failed time-out (Postgres away), try again this much later (seconds).
+RETRY_S = 1.0
+
+#: A move: (seat, kind, amount) as written to auction_moves.
+Move = tuple[int, str, int]
+
+
+def wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def bid_window_ms(bid_ms: int, scale: int) -> int:
+    """A bidder's time (game ms) in wall ms on a table running `scale` times faster than real time."""
+    return -(-bid_ms // max(1, scale))
+
+
+def new_row(table_id: str, seq: int, started: AuctionStarted, wall_unix_ms: int, scale: int) -> AuctionRow:
+    """The auction a table's `AuctionStarted` opens: the first bidder's time runs from the event's wall time."""
+    if len(started.limits) != len(started.bidders) or started.bid_ms <= 0:
+        raise ValueError(f"auction {started.auction_id} of table {table_id} is not run by a service")
+    return AuctionRow(
+        table_id=table_id,
+        auction_id=started.auction_id,
+        status=OPEN,
+        state=rules.open_auction(started),
+        limits=tuple(started.limits),
+        bid_ms=started.bid_ms,
+        clock_scale=max(1, scale),
+        deadline_unix_ms=wall_unix_ms + bid_window_ms(started.bid_ms, scale),
+        version=0,
+        moves=0,
+        events=0,
+        winner=None,
+        price=None,
+        closed_by=None,
+        started_seq=seq,
+    )
+
+
+def fact(row: AuctionRow, kind: str, now_ms: int, seat: int = BANK, amount: int = 0) -> auction_pb2.AuctionEvent:
+    """The auction's next AuctionEvent (numbered in the row: its id is `<table_id>:<auction_id>:<n>`)."""
+    row.events += 1
+    return auction_pb2.AuctionEvent(
+        event_id=f"{row.table_id}:{row.auction_id}:{row.events}",
+        table_id=row.table_id,
+        auction_id=row.auction_id,
+        type=kind,
+        seat=seat,
+        amount=amount,
+        square=row.state.square,
+        winner=row.winner if row.winner is not None else BANK,
+        price=row.price or 0,
+        wall_unix_ms=now_ms,
+    )
+
+
+def limit_of(row: AuctionRow, seat: int) -> int:
+    """A3: the most `seat` could pay, as the table reckoned when the auction opened."""
+    bidders = row.state.bidders
+    return row.limits[bidders.index(seat)] if seat in bidders else 0
+
+
+def _settle(new: AuctionRow, settled: AuctionSettled, now_ms: int) -> auction_pb2.AuctionEvent:
+    new.status = SETTLED
+    new.winner = settled.winner
+    new.price = settled.price
+    new.closed_by = "service"
+    new.deadline_unix_ms = 0
+    return fact(new, "settled", now_ms, settled.winner, settled.price)
+
+
+def play(
+    row: AuctionRow, command: Command, now_ms: int, timed_out: bool = False
+) -> tuple[AuctionRow, Move, list[auction_pb2.AuctionEvent]]:
+    """A bid or pass (a time-out is the current bidder's pass) applied to a copy of `row`:
+    the new row, the move and its AuctionEvents. Raises `RuleViolation` (A1, A3) and then
+    `row` is untouched."""
+    if row.paused_left_ms is not None:
+        raise RuleViolation("E5", "the game is paused: bidding resumes with the game")
+    events = rules.decide(row.state, command, limit_of(row, command.seat))
+    state = row.state.copy()
+    settled: AuctionSettled | None = None
+    for event in events:
+        if isinstance(event, AuctionSettled):
+            settled = event
+        else:
+            rules.evolve(state, event)
+    new = dataclasses.replace(row, state=state, version=row.version + 1, moves=row.moves + 1)
+    if isinstance(command, Bid):
+        move: Move = (command.seat, "bid", command.amount)
+        facts = [fact(new, "bid", now_ms, command.seat, command.amount)]
+    else:
+        move = (command.seat, "timeout" if timed_out else "pass", 0)
+        facts = [fact(new, "timed_out" if timed_out else "passed", now_ms, command.seat)]
+    if settled is not None:
+        facts.append(_settle(new, settled, now_ms))
+    else:
+        new.deadline_unix_ms = now_ms + bid_window_ms(row.bid_ms, row.clock_scale)
+    return new, move, facts
+
+
+def withdrawn(row: AuctionRow, seat: int, now_ms: int) -> tuple[AuctionRow, list[auction_pb2.AuctionEvent]] | None:
+    """The auction after `seat` left the game (bankrupt), or None if that changes nothing here or
+    the table closes it itself (nobody left to bid: the table's AuctionSettled follows).
+    When only the high bidder is left, the auction is settled here."""
+    if seat not in row.state.bidders:
+        return None
+    state = row.state.copy()
+    rules.withdraw(state, seat)
+    if state == row.state:
+        return None
+    settled = rules.result_if_closed(state)
+    if settled is not None and settled.winner == BANK:
+        return None  # nobody is left: the table settles it itself (D2) or the game is over
+    new = dataclasses.replace(row, state=state, version=row.version + 1)
+    if settled is not None:
+        return new, [_settle(new, settled, now_ms)]
+    if state.turn != row.state.turn:
+        new.deadline_unix_ms = now_ms + bid_window_ms(row.bid_ms, row.clock_scale)
+    return new, []
+
+
+def paused(row: AuctionRow, at_ms: int) -> AuctionRow | None:
+    """E5: the game paused at wall time `at_ms`: the bidder's clock stops (None: it was stopped already)."""
+    if row.paused_left_ms is not None:
+        return None
+    left = max(0, row.deadline_unix_ms - at_ms)
+    return dataclasses.replace(row, paused_left_ms=left, deadline_unix_ms=0, version=row.version + 1)
+
+
+def resumed(row: AuctionRow, at_ms: int) -> AuctionRow | None:
+    """E5: the game resumed at wall time `at_ms`: the bidder has the time they had left (None: not paused)."""
+    if row.paused_left_ms is None:
+        return None
+    return dataclasses.replace(
+        row, paused_left_ms=None, deadline_unix_ms=at_ms + row.paused_left_ms, version=row.version + 1
+    )
+
+
+def view(row: AuctionRow) -> auction_pb2.AuctionView:
+    s = row.state
+    is_open = row.status == OPEN
+    return auction_pb2.AuctionView(
+        table_id=row.table_id,
+        auction_id=row.auction_id,
+        square=s.square,
+        reason=s.reason,
+        status=row.status,
+        bidders=s.bidders,
+        passed=s.out,
+        bidder=s.bidder if is_open else BANK,
+        min_bid=s.min_bid if is_open else 0,
+        high_bid=s.high_bid,
+        high_bidder=s.high_bidder,
+        deadline_unix_ms=row.deadline_unix_ms if is_open else 0,
+        winner=row.winner if row.winner is not None else BANK,
+        price=row.price or 0,
+        moves=row.moves,
+    )
+
+
+@dataclass(eq=False)
+class Auction:
+    """An open auction in memory: its row as committed, its lock, timer and watchers."""
+
+    row: AuctionRow
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    timer: asyncio.TimerHandle | None = None
+    watchers: set[asyncio.Queue[auction_pb2.AuctionView | None]] = field(default_factory=set)
+
+
+class Auctions:
+    """Every open auction this process runs (a table has at most one open at a time)."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+        self.open: dict[str, Auction] = {}  # table_id -> its open auction
+        self.relay_wake: Callable[[], None] = lambda: None
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._stopped = False
+
+    # -- lifecycle -------------------------------------------------------------
+
+    async def recover(self) -> int:
+        """Load every open auction from Postgres and re-arm its timer (an overdue one fires at once)."""
+        async with self.pool.acquire() as conn:
+            rows = await store.all_open(conn)
+        for row in rows:
+            if row.table_id not in self.open:
+                self._register(row)
+        return len(rows)
+
+    async def stop(self) -> None:
+        self._stopped = True
+        for a in self.open.values():
+            if a.timer:
+                a.timer.cancel()
+            for q in a.watchers:
+                q.put_nowait(None)
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+
+    def _register(self, row: AuctionRow) -> Auction:
+        a = Auction(row)
+        self.open[row.table_id] = a
+        OPEN_AUCTIONS.set(len(self.open))
+        self._arm(a)
+        return a
+
+    # -- what the table tells us (handlers.py) ------------------------------------
+
+    async def start(self, table_id: str, seq: int, started: AuctionStarted, wall_unix_ms: int, scale: int) -> bool:
+        """Open the auction a table started; False if it was opened before (a redelivery)."""
+        row = new_row(table_id, seq, started, wall_unix_ms, scale)
+        older = self.open.get(table_id)
+        if older is not None and older.row.auction_id > started.auction_id:
+            return False  # a late copy of an auction the table closed before opening the one held here
+        if older is not None and older.row.auction_id < started.auction_id:
+            # The table opens an auction only when none is open: it closed the older one meanwhile.
+            await self.closed_by_table(table_id, older.row.auction_id, BANK, 0)
+        outbox = [_outbox_row(fact(row, "opened", wall_ms()))]
+        async with self.pool.acquire() as conn:
+            inserted = await store.open_auction(conn, row, outbox)
+        if not inserted:
+            return False
+        self._register(row)
+        self.relay_wake()
+        log.info("table %s: auction %d of square %d opened", table_id, row.auction_id, row.state.square)
+        return True
+
+    async def closed_by_table(self, table_id: str, auction_id: int, winner: int, price: int) -> None:
+        """The table settled the auction itself (no bidder left, D2): close it without a result of ours."""
+        await self._close(table_id, auction_id, SETTLED, winner, price, "table", in_db=False)
+
+    async def game_ended(self, table_id: str) -> None:
+        a = self.open.get(table_id)
+        await self._close(table_id, a.row.auction_id if a else None, CANCELLED, BANK, 0, "game_ended")
+
+    async def _close(
+        self, table_id: str, auction_id: int | None, status: str, winner: int, price: int, by: str, in_db: bool = True
+    ) -> None:
+        """Close the open auction without a result of ours; `in_db`: also when this process does not hold
+        it open (every open auction is loaded at start, so that is only a safety net)."""
+        a = self.open.get(table_id)
+        if a is not None and a.row.auction_id == auction_id:
+            async with a.lock:
+                if a.row.status != OPEN:
+                    return
+                new = dataclasses.replace(
+                    a.row,
+                    status=status,
+                    winner=winner,
+                    price=price,
+                    closed_by=by,
+                    deadline_unix_ms=0,
+                    version=a.row.version + 1,
+                )
+                await self._commit(a, new, None, [])
+            SETTLEMENTS.labels(f"closed_by_{by}").inc()
+            return
+        if not in_db:
+            return
+        async with self.pool.acquire() as conn:
+            await store.close_if_open(conn, table_id, auction_id, status, winner, price, by)
+
+    async def withdraw(self, table_id: str, seat: int) -> None:
+        """A player left the game (bankrupt): out of the table's open auction, as the table does."""
+        a = self.open.get(table_id)
+        if a is None:
+            return
+        async with a.lock:
+            if self.open.get(table_id) is not a:
+                return
+            change = withdrawn(a.row, seat, wall_ms())
+            if change is None:
+                return
+            new, facts = change
+            await self._commit(a, new, None, facts)
+        if new.status == SETTLED:
+            SETTLEMENTS.labels("sold" if new.winner != BANK else "unsold").inc()
+
+    async def pause(self, table_id: str, at_ms: int, resume: bool) -> None:
+        """E5: the table's game paused (or resumed) at wall time `at_ms`: stop (or restart) the bidder's clock."""
+        a = self.open.get(table_id)
+        if a is None:
+            return
+        async with a.lock:
+            if self.open.get(table_id) is not a:
+                return
+            new = (resumed if resume else paused)(a.row, at_ms)
+            if new is not None:
+                await self._commit(a, new, None, [])
+
+    # -- players' moves (api.py) -----------------------------------------------------
+
+    async def move(self, table_id: str, auction_id: int, command: Command) -> auction_pb2.AuctionView:
+        a = await self._open_for_move(table_id, auction_id)
+        async with a.lock:
+            if a.row.status != OPEN:
+                raise RuleViolation("A1", f"auction {a.row.auction_id} is already {a.row.status}")
+            try:
+                new, move, facts = play(a.row, command, wall_ms())
+            except RuleViolation:
+                MOVES.labels("refused").inc()
+                raise
+            await self._commit(a, new, move, facts)
+            MOVES.labels("bid" if isinstance(command, Bid) else "passed").inc()
+            self._count_settlement(new)
+            return view(a.row)
+
+    async def _open_for_move(self, table_id: str, auction_id: int) -> Auction:
+        a = self.open.get(table_id)
+        if a is not None and auction_id in (0, a.row.auction_id):
+            return a
+        row = await self._row(table_id, auction_id)
+        if row.status != OPEN:
+            raise RuleViolation("A1", f"auction {row.auction_id} is already {row.status}")
+        if row.table_id in self.open:  # an older auction still held open here: the newer one wins
+            stale = self.open.pop(row.table_id)
+            if stale.timer:
+                stale.timer.cancel()
+        return self._register(row)
+
+    async def _row(self, table_id: str, auction_id: int) -> AuctionRow:
+        async with self.pool.acquire() as conn:
+            if auction_id:
+                row = await store.get(conn, table_id, auction_id)
+            else:
+                row = await store.open_of_table(conn, table_id)
+        if row is None:
+            what = f"auction {auction_id}" if auction_id else "no open auction"
+            raise NotFound(f"table {table_id!r}: {what}" + (" not found" if auction_id else ""))
+        return row
+
+    async def get(self, table_id: str, auction_id: int) -> auction_pb2.AuctionView:
+        a = self.open.get(table_id)
+        if a is not None and auction_id in (0, a.row.auction_id):
+            return view(a.row)
+        return view(await self._row(table_id, auction_id))
+
+    async def watch(self, table_id: str, auction_id: int) -> AsyncGenerator[auction_pb2.AuctionView, None]:
+        """The auction's view now and after every change, until it is closed."""
+        a = self.open.get(table_id)
+        if a is None or auction_id not in (0, a.row.auction_id):
+            yield view(await self._row(table_id, auction_id))
+            return
+        q: asyncio.Queue[auction_pb2.AuctionView | None] = asyncio.Queue()
+        a.watchers.add(q)
+        try:
+            yield view(a.row)
+            if a.row.status != OPEN:
+                return
+            while (item := await q.get()) is not None:
+                yield item
+                if item.status != OPEN:
+                    return
+        finally:
+            a.watchers.discard(q)
+
+    # -- timers ----------------------------------------------------------------------
+
+    def _arm(self, a: Auction, retry: bool = False) -> None:
+        if a.timer:
+            a.timer.cancel()
+            a.timer = None
+        if a.row.status != OPEN or a.row.paused_left_ms is not None or self._stopped:
+            return
+        delay = max(0.0, (a.row.deadline_unix_ms - wall_ms()) / 1000) + 0.002
+        if retry:
+            delay = max(delay, RETRY_S)
+        version = a.row.version
+        a.timer = asyncio.get_running_loop().call_later(delay, self._spawn_timeout, a, version)
+
+    def _spawn_timeout(self, a: Auction, version: int) -> None:
+        task = asyncio.create_task(self._timeout(a, version), name=f"auction-timeout-{a.row.table_id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _timeout(self, a: Auction, version: int) -> None:
+        """A1, E1: the current bidder's time ran out: a pass, and maybe the settlement."""
+        async with a.lock:
+            if a.row.status != OPEN or a.row.version != version or self.open.get(a.row.table_id) is not a:
+                return  # moved on meanwhile: its own timer is armed
+            now = wall_ms()
+            if now < a.row.deadline_unix_ms:
+                self._arm(a)
+                return
+            seat = a.row.state.bidder
+            try:
+                new, move, facts = play(a.row, PassBid(seat), now, timed_out=True)
+                await self._commit(a, new, move, facts)
+            except Stale:
+                return  # reloaded and re-armed by _commit
+            except Exception:
+                log.exception("table %s: time-out of auction %d failed; retrying", a.row.table_id, a.row.auction_id)
+                self._arm(a, retry=True)
+                return
+        MOVES.labels("timed_out").inc()
+        self._count_settlement(new)
+        log.info("table %s: auction %d: seat %d timed out", a.row.table_id, a.row.auction_id, seat)
+
+    # -- commits ---------------------------------------------------------------------
+
+    async def _commit(
+        self, a: Auction, new: AuctionRow, move: Move | None, facts: list[auction_pb2.AuctionEvent]
+    ) -> None:
+        """Write `new` (if the row is still at our version), the move and the facts; then memory follows."""
+        try:
+            async with self.pool.acquire() as conn:
+                saved = await store.save(conn, new, a.row.version, move, [_outbox_row(f) for f in facts])
+        except (OSError, asyncpg.PostgresError) as exc:
+            log.exception("table %s: auction %d could not be saved", a.row.table_id, a.row.auction_id)
+            raise Unavailable(f"the auction could not be saved ({type(exc).__name__}); nothing changed") from exc
+        if not saved:
+            await self._reload(a)
+            raise Stale("the auction moved on meanwhile (another writer); nothing changed, try again")
+        a.row = new
+        if facts:
+            self.relay_wake()
+        self._changed(a)
+
+    async def _reload(self, a: Auction) -> None:
+        async with self.pool.acquire() as conn:
+            row = await store.get(conn, a.row.table_id, a.row.auction_id)
+        if row is not None:
+            a.row = row
+        self._changed(a)
+
+    def _changed(self, a: Auction) -> None:
+        snapshot = view(a.row)
+        for q in a.watchers:
+            q.put_nowait(snapshot)
+        if a.row.status == OPEN:
+            self._arm(a)
+            return
+        if a.timer:
+            a.timer.cancel()
+            a.timer = None
+        for q in a.watchers:
+            q.put_nowait(None)
+        if self.open.get(a.row.table_id) is a:
+            del self.open[a.row.table_id]
+        OPEN_AUCTIONS.set(len(self.open))
+
+    @staticmethod
+    def _count_settlement(row: AuctionRow) -> None:
+        if row.status == SETTLED and row.closed_by == "service":
+            SETTLEMENTS.labels("sold" if row.winner != BANK else "unsold").inc()
+
+
+def _outbox_row(event: auction_pb2.AuctionEvent) -> OutboxRow:
+    return (bus.auction_subject(event.table_id), event.event_id, event.SerializeToString())
+
+
+__all__ = [
+    "Auction",
+    "Auctions",
+    "bid_window_ms",
+    "new_row",
+    "paused",
+    "play",
+    "resumed",
+    "view",
+    "wall_ms",
+    "withdrawn",
+]

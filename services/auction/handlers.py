@@ -1,0 +1,70 @@
+"""The auction service's event subscriber: the tables' events (`monopoly.table.*.events`).
+
+One durable consumer reads every table's batches; only a few event types
+matter here. `AuctionStarted` of a table with external auctions (it carries
+the bidders' limits and bid time) opens the auction: the row is keyed by
+(table_id, auction_id) and inserted with its "opened" event in one
+transaction, ON CONFLICT DO NOTHING, so a redelivered batch opens nothing
+twice. `PlayerBankrupt` takes the player out of the table's open auction;
+`GamePaused` / `GameResumed` stop and restart the bidder's clock (E5);
+the table's own `AuctionSettled` (it closed the auction itself) and
+`GameEnded` close it without a result of ours. Each of these is harmless
+when it comes again or late: it only ever moves an open auction towards
+closed, and a closed one stays as it is.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from faststream.nats import NatsRouter
+
+from engine import AuctionSettled, AuctionStarted, PlayerBankrupt
+from monopoly.v1 import common_pb2
+from servicekit import bus
+from servicekit.consumers import durable_consumer
+from servicekit.wire import event_from_proto
+
+from .auctions import Auctions
+
+log = logging.getLogger(__name__)
+
+DURABLE = "auction-table-events"
+RELEVANT = frozenset({"AuctionStarted", "AuctionSettled", "PlayerBankrupt", "GamePaused", "GameResumed", "GameEnded"})
+
+
+async def handle_batch(auctions: Auctions, body: bytes) -> None:
+    """Apply one table batch's auction-relevant events, in order."""
+    batch = common_pb2.EventBatch.FromString(body)
+    for env in batch.events:
+        if env.type not in RELEVANT:
+            continue
+        table_id = env.table_id
+        if env.type in ("GamePaused", "GameResumed"):
+            await auctions.pause(table_id, env.occurred_at.wall_unix_ms, resume=env.type == "GameResumed")
+            continue
+        event = event_from_proto(env.payload)
+        if isinstance(event, AuctionStarted):
+            if event.bid_ms <= 0 or not event.limits:
+                continue  # the table runs this auction itself
+            at = env.occurred_at
+            await auctions.start(table_id, env.seq, event, at.wall_unix_ms, at.clock_scale)
+        elif isinstance(event, AuctionSettled):
+            await auctions.closed_by_table(table_id, event.auction_id, event.winner, event.price)
+        elif isinstance(event, PlayerBankrupt):
+            await auctions.withdraw(table_id, event.seat)
+        else:  # GameEnded
+            await auctions.game_ended(table_id)
+
+
+def build_router(auctions: Auctions) -> NatsRouter:
+    router = NatsRouter()
+
+    @durable_consumer(router, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    async def on_table_events(body: bytes) -> None:
+        await handle_batch(auctions, body)
+
+    return router
+
+
+__all__ = ["DURABLE", "build_router", "handle_batch"]

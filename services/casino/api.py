@@ -1,0 +1,59 @@
+"""The casino service's gRPC API (proto/monopoly/v1/casino.proto)."""
+
+from __future__ import annotations
+
+import grpc
+
+from monopoly.v1 import casino_pb2, casino_pb2_grpc
+from servicekit import auth
+from servicekit.errors import BadRequest
+
+from .bets import Casino, view
+
+SERVICE_NAME = casino_pb2.DESCRIPTOR.services_by_name["CasinoService"].full_name
+
+
+def _table_id(value: str) -> str:
+    if not value or len(value) > 64:
+        raise BadRequest("table_id is required")
+    return value
+
+
+class CasinoService(casino_pb2_grpc.CasinoServiceServicer):
+    def __init__(self, casino: Casino, token_secret: str) -> None:
+        self.casino = casino
+        self.token_secret = token_secret
+
+    def _authorize(self, table_id: str, seat: int, token: str) -> None:
+        auth.verify(self.token_secret, token).require_seat(table_id, seat)
+
+    async def PlaceBet(
+        self, request: casino_pb2.PlaceBetRequest, context: grpc.aio.ServicerContext
+    ) -> casino_pb2.BetView:
+        table_id = _table_id(request.table_id)
+        self._authorize(table_id, request.seat, request.seat_token)
+        return view(await self.casino.place(table_id, request.seat, tuple(request.numbers)))
+
+    async def Decline(
+        self, request: casino_pb2.DeclineBetRequest, context: grpc.aio.ServicerContext
+    ) -> casino_pb2.BetView:
+        table_id = _table_id(request.table_id)
+        self._authorize(table_id, request.seat, request.seat_token)
+        return view(await self.casino.decline(table_id, request.seat))
+
+    async def GetBet(self, request: casino_pb2.GetBetRequest, context: grpc.aio.ServicerContext) -> casino_pb2.BetView:
+        return view(await self.casino.get(_table_id(request.table_id), request.bet_id))
+
+    async def GetPool(
+        self, request: casino_pb2.GetPoolRequest, context: grpc.aio.ServicerContext
+    ) -> casino_pb2.PoolView:
+        table_id = _table_id(request.table_id)
+        amount, bets = await self.casino.pool_of(table_id)
+        return casino_pb2.PoolView(table_id=table_id, pool=amount, bets=bets)
+
+
+def register(service: CasinoService) -> list[object]:
+    return [lambda server: casino_pb2_grpc.add_CasinoServiceServicer_to_server(service, server)]
+
+
+__all__ = ["SERVICE_NAME", "CasinoService", "register"]

@@ -1,0 +1,1 @@
+"""The matchmaking service: players, a queue per mode, custom tables (R4)."""

@@ -1,0 +1,51 @@
+"""The matchmaking service's event subscriber: the table stream, for the end of its matches.
+
+One durable consumer ("matchmaking-table-events") of every table's events. A
+`GameEnded` marks the match finished (the table's players are free again) and
+writes a `match.finished` outbox row, in one transaction; the update only
+touches a live match, so a redelivered or late message changes nothing, and
+a table this service did not form is ignored.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from faststream.nats import NatsRouter
+from google.protobuf.message import DecodeError
+
+from engine.events import GameEnded
+from monopoly.v1 import common_pb2
+from servicekit import bus
+from servicekit.consumers import durable_consumer
+from servicekit.wire import event_from_proto
+
+from .matcher import Matchmaker
+
+log = logging.getLogger("matchmaking")
+
+DURABLE = "matchmaking-table-events"
+
+
+async def handle_batch(mm: Matchmaker, batch: common_pb2.EventBatch) -> None:
+    for env in batch.events:
+        if env.type != "GameEnded":
+            continue
+        event = event_from_proto(env.payload)
+        if isinstance(event, GameEnded):
+            await mm.finish(env.table_id, event.winner, list(event.places))
+
+
+def make_router(mm: Matchmaker) -> NatsRouter:
+    router = NatsRouter()
+
+    @durable_consumer(router, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    async def on_table_events(body: bytes) -> None:
+        try:
+            batch = common_pb2.EventBatch.FromString(body)
+        except DecodeError:  # never readable, however often it comes again: dropped
+            log.warning("a message on the table stream is not an EventBatch; dropped")
+            return
+        await handle_batch(mm, batch)
+
+    return router

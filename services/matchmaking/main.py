@@ -1,0 +1,114 @@
+"""The matchmaking service: wiring of settings, Postgres, JetStream, the outbox relay, the matcher,
+the table-event consumer, gRPC and metrics.
+
+Run: `python -m services.matchmaking.main` with NATS_URL and DATABASE_URL set. Besides the common
+settings it reads MATCHMAKING_SMALL_TABLE_WAIT_S (30), MATCHMAKING_BAND_BASE (5),
+MATCHMAKING_BAND_PER_S (0.5), MATCHMAKING_TICK_MS (200) (`queues.Rules`) and
+EXTERNAL_SUBPROTOCOLS (a comma list of the sub-protocols the platform runs in services; default none).
+Tables are created with the clock scale CLOCK_SCALE.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+from pathlib import Path
+
+import grpc
+from faststream.nats import JStream, NatsBroker
+from nats.js.api import RetentionPolicy, StorageType
+
+from engine.config import SUB_PROTOCOLS
+from monopoly.v1 import table_pb2_grpc
+from servicekit import bus, db, grpcserver, metrics
+from servicekit.outbox import Relay
+from servicekit.settings import Settings
+
+from .api import SERVICE_NAME, MatchmakingService, register
+from .handlers import make_router
+from .matcher import Matchmaker
+from .queues import Rules
+
+log = logging.getLogger("matchmaking")
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+#: Matches formed and finished: `monopoly.match.<table_id>.formed` / `.finished` (`MatchEvent`).
+MATCH_EVENTS = JStream(
+    name="MONOPOLY_MATCH_EVENTS",
+    description="Every match the matchmaking service formed, and its end",
+    subjects=["monopoly.match.*.*"],
+    retention=RetentionPolicy.LIMITS,
+    storage=StorageType.FILE,
+    duplicate_window=120.0,
+    declare=True,
+)
+
+
+def external_subprotocols(env: dict[str, str] | None = None) -> tuple[str, ...]:
+    raw = (os.environ if env is None else env).get("EXTERNAL_SUBPROTOCOLS", "")
+    names = tuple(n.strip() for n in raw.split(",") if n.strip())
+    unknown = sorted(set(names) - set(SUB_PROTOCOLS))
+    if unknown:
+        raise SystemExit(f"EXTERNAL_SUBPROTOCOLS: unknown {', '.join(unknown)}; one of {', '.join(SUB_PROTOCOLS)}")
+    return names
+
+
+async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: asyncio.Event | None = None) -> None:
+    if not settings.database_url or not settings.nats_url:
+        raise SystemExit("matchmaking service: set DATABASE_URL and NATS_URL (make run starts both for you)")
+    rules = Rules.from_env()
+    pool = await db.create_pool(settings.database_url, max_size=8, schema="matchmaking")
+    await db.migrate(pool, "matchmaking", MIGRATIONS)
+    nc, js = await bus.connect(settings.nats_url)
+    await bus.ensure_stream(js, MATCH_EVENTS)
+    relay = Relay(pool, js, "matchmaking")
+    channel = grpc.aio.insecure_channel(settings.table_target)
+    mm = Matchmaker(
+        pool,
+        table_pb2_grpc.TableServiceStub(channel),
+        settings.token_secret,
+        rules,
+        settings.default_clock_scale,
+        external_subprotocols(),
+    )
+    mm.relay_wake = relay.wake
+    relay_task = asyncio.create_task(relay.run(), name="outbox-relay")
+    matcher_task = asyncio.create_task(mm.run(), name="matcher")
+    broker = NatsBroker(settings.nats_url, log_level=logging.DEBUG)  # a log line per message is too many
+    broker.include_router(make_router(mm))
+    await broker.start()
+    server, port, _ = await grpcserver.start_server(
+        settings.host, settings.matchmaking_grpc_port, register(MatchmakingService(mm)), [SERVICE_NAME]
+    )
+    metrics.serve_metrics(settings.matchmaking_metrics_port, settings.host)
+    log.info("matchmaking service on %s:%s (%s)", settings.host, port, rules)
+    print(f"matchmaking service ready on {settings.host}:{port}", flush=True)
+    if ready is not None:
+        ready.set()
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.stop(grace=2)
+    await broker.stop()
+    mm.stop()
+    await matcher_task
+    relay.stop()
+    await relay_task
+    await channel.close()
+    await nc.drain()
+    await pool.close()
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    asyncio.run(serve(Settings.from_env()))
+
+
+if __name__ == "__main__":
+    main()

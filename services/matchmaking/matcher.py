@@ -1,0 +1,514 @@
+"""The matchmaking service's state changes: players, tickets, lobbies, and the matcher loop.
+
+Everything durable is in Postgres (schema "matchmaking"); the process keeps
+nothing but a wake-up signal for `WatchQueue` streams, so a restarted (or a
+second) instance carries on from the rows alone.
+
+The matcher: one asyncio task per process; every `Rules.tick_ms` it takes, per
+mode, the waiting tickets no other instance holds (`FOR UPDATE SKIP LOCKED`),
+plans the tables they make (`queues.plan`), creates each through the table
+service and, in the same transaction that still holds the tickets, records
+the match, its seats, the tickets' outcome and a `match.formed` outbox row.
+Two instances never book one ticket twice. A crash between CreateTable and
+the commit leaves an orphan table nobody holds a seat token for (its turns
+time out); the tickets wait on and are matched again.
+
+Player tokens: `auth.issue(secret, "*", -1, player_id, role="spectator")`
+(`player_token`): they identify the player to this service and can only watch
+tables elsewhere. Seat tokens: `auth.issue(secret, table_id, seat, player_id)`
+issued as of the match's formation (the same token on every ask).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import asyncpg
+import grpc
+from prometheus_client import Counter, Gauge
+
+from engine import RuleViolation
+from engine.config import HOST_SETTINGS, preset, rule_card
+from monopoly.v1 import matchmaking_pb2 as pb
+from monopoly.v1 import table_pb2, table_pb2_grpc
+from servicekit import auth
+from servicekit.errors import BadRequest, Forbidden, NotFound, Unauthenticated, Unavailable
+
+from . import store
+from .queues import QUEUE_MODES, Plan, Rules, SeatPlan, Ticket, estimated_wait_s, plan
+
+log = logging.getLogger("matchmaking")
+
+FORMED = Counter("matchmaking_matches_formed_total", "Tables formed, by mode and kind", ["mode", "kind"])
+WAITING = Gauge("matchmaking_waiting_tickets", "Tickets waiting, by mode", ["mode"])
+ERRORS = Counter("matchmaking_matcher_errors_total", "Matcher passes that failed")
+
+#: Player tokens live this long (a player re-registers, or the client keeps its token, after that).
+PLAYER_TOKEN_TTL_S = 30 * 24 * 3600
+
+#: `(conn, player_ids) -> {player_id: (mu, sigma)}`: where ratings come from (default: the players
+#: table; point it at the rating service when it owns them).
+RatingSource = Callable[[asyncpg.Connection, list[str]], Awaitable[dict[str, tuple[float, float]]]]
+
+
+def match_subject(table_id: str, what: str = "formed") -> str:
+    return f"monopoly.match.{table_id}.{what}"
+
+
+def _in_queue(mode: str) -> RuleViolation:
+    return RuleViolation("R4", f"already waiting in the {mode} queue: Cancel first (one queue at a time)")
+
+
+def _in_table(table_id: str) -> RuleViolation:
+    return RuleViolation("R4", f"already seated at live table {table_id}: one live table at a time, until it ends")
+
+
+def _in_lobby(lobby_id: str) -> RuleViolation:
+    return RuleViolation("R4", f"already in open custom table {lobby_id}: Cancel to leave it first")
+
+
+class Matchmaker:
+    def __init__(
+        self,
+        pool: asyncpg.Pool,
+        table: table_pb2_grpc.TableServiceStub,
+        token_secret: str,
+        rules: Rules,
+        clock_scale: int = 1,
+        external: tuple[str, ...] = (),
+        ratings: RatingSource = store.ratings,
+    ) -> None:
+        self.pool = pool
+        self.table = table
+        self.secret = token_secret
+        self.rules = rules
+        self.clock_scale = clock_scale
+        self.external = external
+        self.ratings = ratings
+        self.relay_wake: Callable[[], None] = lambda: None
+        self._changed = asyncio.Event()
+        self._stopped = asyncio.Event()
+
+    # Tokens and players
+
+    def player_of(self, token: str) -> str:
+        """The player a player token identifies (UNAUTHENTICATED if forged, expired or another kind)."""
+        claims = auth.verify(self.secret, token)
+        if claims.role != "spectator" or claims.table_id != auth.ANY_TABLE or claims.seat != -1:
+            raise Unauthenticated("not a player token: RegisterPlayer gives one")
+        return claims.player
+
+    async def register(self, display_name: str, is_bot: bool) -> tuple[str, str]:
+        name = display_name.strip()
+        if not name or len(name) > 48:
+            raise BadRequest("display_name: 1 to 48 characters")
+        player_id = "p-" + secrets.token_hex(8)
+        async with self.pool.acquire() as conn:
+            await store.add_player(conn, player_id, name, is_bot)
+        token = auth.issue(self.secret, auth.ANY_TABLE, -1, player_id, role="spectator", ttl_s=PLAYER_TOKEN_TTL_S)
+        return player_id, token
+
+    async def _lock(self, conn: asyncpg.Connection, player_id: str) -> asyncpg.Record:
+        row = await store.lock_player(conn, player_id)
+        if row is None:
+            raise Unauthenticated(f"no player {player_id} here: RegisterPlayer first")
+        return row
+
+    async def _free(self, conn: asyncpg.Connection, player_id: str, lobby_ok: str | None = None) -> None:
+        """Refuse (FAILED_PRECONDITION, R4) a player already queued, seated at a live table or in a lobby."""
+        ticket = await store.waiting_ticket(conn, player_id)
+        if ticket is not None:
+            raise _in_queue(ticket["mode"])
+        table_id = await store.live_table_of(conn, player_id)
+        if table_id is not None:
+            raise _in_table(table_id)
+        lobby_id = await store.open_lobby_of(conn, player_id)
+        if lobby_id is not None and lobby_id != lobby_ok:
+            raise _in_lobby(lobby_id)
+
+    def _notify(self) -> None:
+        old, self._changed = self._changed, asyncio.Event()
+        old.set()
+
+    async def changed(self, timeout: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._changed.wait(), timeout)
+
+    # Queues
+
+    async def enqueue(
+        self, player_id: str, mode: str, party_id: str, party_size: int, bot_fill: bool
+    ) -> pb.QueueStatus:
+        if mode not in QUEUE_MODES:
+            raise BadRequest(
+                f"mode must be one of {', '.join(QUEUE_MODES)} (custom tables are hosted: CreateCustomTable)"
+            )
+        size = QUEUE_MODES[mode]
+        if party_id:
+            if len(party_id) > 64:
+                raise BadRequest("party_id is at most 64 characters")
+            party_size = party_size or 2
+            if not 2 <= party_size <= size.max_party:
+                raise BadRequest(f"a {mode} party has 2 to {size.max_party} players, not {party_size}")
+        else:
+            party_size = 1
+        async with self.pool.acquire() as conn, conn.transaction():
+            await self._lock(conn, player_id)
+            await self._free(conn, player_id)
+            if party_id:
+                # The party's first ticket fixes its size; the advisory lock orders its members' enqueues.
+                await conn.execute("SELECT pg_advisory_xact_lock(hashtext($1))", f"party:{mode}:{party_id}")
+                known = await store.party_size_of(conn, mode, party_id)
+                if known is not None and known != party_size:
+                    raise BadRequest(f"party {party_id} has {known} players, not {party_size}")
+                if await store.party_count(conn, mode, party_id) >= party_size:
+                    raise RuleViolation("R4", f"party {party_id} is complete ({party_size} players)")
+            await store.add_ticket(
+                conn, "t-" + secrets.token_hex(8), player_id, mode, party_id or None, party_size, bot_fill
+            )
+        self._notify()
+        return await self.status(player_id)
+
+    async def cancel(self, player_id: str) -> pb.QueueStatus:
+        """Leave the queue and any open lobby (a host leaving closes it); a matched ticket stays matched."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            await self._lock(conn, player_id)
+            await store.cancel_ticket(conn, player_id)
+            lobby_id = await store.open_lobby_of(conn, player_id)
+            if lobby_id is not None:
+                lobby = await store.lobby(conn, lobby_id, lock=True)
+                assert lobby is not None
+                if lobby["host_player_id"] == player_id:
+                    await store.set_lobby_status(conn, lobby_id, "closed")
+                else:
+                    await store.remove_member(conn, lobby_id, player_id)
+        self._notify()
+        try:
+            return await self.status(player_id)
+        except NotFound:
+            return pb.QueueStatus(status="cancelled")
+
+    async def status(self, player_id: str) -> pb.QueueStatus:
+        """The player's latest ticket: position and estimate while waiting, the match once matched."""
+        async with self.pool.acquire() as conn:
+            t = await store.latest_ticket(conn, player_id)
+            if t is None:
+                raise NotFound("no queue ticket for this player: Enqueue first")
+            out = pb.QueueStatus(
+                ticket_id=t["ticket_id"], status=t["status"], mode=t["mode"], party_id=t["party_id"] or ""
+            )
+            if t["status"] == "waiting":
+                rows = await store.waiting(conn, t["mode"])
+                tickets = await self._tickets(conn, rows)
+                mine = next((x for x in tickets if x.ticket_id == t["ticket_id"]), None)
+                out.waiting = len(tickets)
+                out.position = 1 + next((i for i, x in enumerate(tickets) if x.ticket_id == t["ticket_id"]), 0)
+                if mine is not None:
+                    out.waited_ms = int(mine.waited_s * 1000)
+                    recent = await store.recent_wait_s(conn, t["mode"])
+                    estimate = estimated_wait_s(t["mode"], tickets, mine, self.rules, recent)
+                    out.estimated_wait_ms = int(estimate * 1000)
+            elif t["status"] == "matched":
+                out.match.CopyFrom(await self._match_view(conn, t["table_id"], player_id))
+            return out
+
+    async def my_match(self, player_id: str) -> pb.MatchView:
+        async with self.pool.acquire() as conn:
+            table_id = await store.live_table_of(conn, player_id)
+            if table_id is None:
+                raise NotFound("this player is at no live table")
+            return await self._match_view(conn, table_id, player_id)
+
+    async def _tickets(self, conn: asyncpg.Connection, rows: list[asyncpg.Record]) -> list[Ticket]:
+        rated = await self.ratings(conn, [r["player_id"] for r in rows]) if rows else {}
+        return [
+            Ticket(
+                r["ticket_id"],
+                r["player_id"],
+                r["display_name"],
+                r["party_id"],
+                r["party_size"],
+                r["bot_fill"],
+                float(r["waited_s"]),
+                *rated.get(r["player_id"], (0.0, 0.0)),
+            )
+            for r in rows
+        ]
+
+    def seat_token(self, table_id: str, seat: int, player_id: str, formed_ms: int) -> str:
+        return auth.issue(self.secret, table_id, seat, player_id, now=formed_ms // 1000)
+
+    async def _match_view(self, conn: asyncpg.Connection, table_id: str, player_id: str | None) -> pb.MatchView:
+        m = await store.match(conn, table_id)
+        if m is None:
+            raise NotFound(f"no match {table_id}")
+        view = match_view(m, await store.seats(conn, table_id))
+        if player_id is not None:
+            for s in view.seats:
+                if s.player_id == player_id:
+                    view.seat = s.seat
+                    view.seat_token = self.seat_token(table_id, s.seat, player_id, m["formed_ms"])
+                    break
+            else:
+                view.seat = -1
+        return view
+
+    # The matcher
+
+    async def run(self) -> None:
+        """Every tick, form what can be formed; until `stop`."""
+        while not self._stopped.is_set():
+            try:
+                formed = await self.match_once()
+            except Exception:  # Postgres or the table service away for a moment: the next pass retries
+                ERRORS.inc()
+                log.exception("matcher pass failed")
+                formed = 0
+            if formed:
+                self.relay_wake()
+                self._notify()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopped.wait(), self.rules.tick_ms / 1000)
+
+    def stop(self) -> None:
+        self._stopped.set()
+
+    async def match_once(self) -> int:
+        formed = 0
+        for mode in QUEUE_MODES:
+            async with self.pool.acquire() as conn, conn.transaction():
+                rows = await store.lock_waiting(conn, mode)
+                WAITING.labels(mode).set(len(rows))
+                if not rows:
+                    continue
+                for p in plan(mode, await self._tickets(conn, rows), self.rules):
+                    if await self._form(conn, p):
+                        formed += 1
+        return formed
+
+    async def _create_table(self, mode: str, names: list[str], settings_json: str = "") -> tuple[str, str]:
+        request = table_pb2.CreateTableRequest(
+            mode=mode,
+            players=names,
+            clock_scale=self.clock_scale,
+            external=list(self.external),
+            custom_settings_json=settings_json,
+        )
+        try:
+            reply = await self.table.CreateTable(request, timeout=10)
+        except grpc.aio.AioRpcError as exc:
+            raise Unavailable(f"the table service did not create the table: {exc.details()}") from None
+        return reply.table_id, reply.rule_card
+
+    async def _form(self, conn: asyncpg.Connection, p: Plan) -> bool:
+        """Create the planned table and record it with the tickets still locked; False if the table
+        service refused (the tickets wait on)."""
+        try:
+            table_id, card = await self._create_table(p.mode, [s.name for s in p.seats])
+        except Unavailable:
+            log.exception("a %s table for %d players was not created", p.mode, len(p.seats))
+            return False
+        try:
+            async with conn.transaction():  # a savepoint: a failed write drops this match only
+                await store.add_match(conn, table_id, p.mode, "queue", p.rated, card, [_seat_row(s) for s in p.seats])
+                await store.close_tickets(conn, table_id, p)
+                await self._publish_formed(conn, table_id)
+        except asyncpg.PostgresError:
+            log.exception("table %s was created but not recorded; its tickets wait on", table_id)
+            return False
+        FORMED.labels(p.mode, "queue").inc()
+        log.info("formed %s table %s: %s", p.mode, table_id, ", ".join(s.name for s in p.seats))
+        return True
+
+    async def _publish_formed(self, conn: asyncpg.Connection, table_id: str) -> None:
+        view = await self._match_view(conn, table_id, None)
+        event = pb.MatchEvent(
+            event_id=f"{table_id}:formed", type="formed", match=view, wall_unix_ms=int(time.time() * 1000)
+        )
+        await store.add_outbox(conn, match_subject(table_id), event.event_id, event.SerializeToString())
+
+    async def finish(self, table_id: str, winner: int, places: list[int]) -> bool:
+        """The table's GameEnded: the match is over, its players free (idempotent)."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            if not await store.finish_match(conn, table_id, winner):
+                return False
+            view = await self._match_view(conn, table_id, None)
+            event = pb.MatchEvent(
+                event_id=f"{table_id}:finished",
+                type="finished",
+                match=view,
+                winner=winner,
+                places=places,
+                wall_unix_ms=int(time.time() * 1000),
+            )
+            await store.add_outbox(conn, match_subject(table_id, "finished"), event.event_id, event.SerializeToString())
+        self.relay_wake()
+        self._notify()
+        log.info("match %s finished, winner seat %d", table_id, winner)
+        return True
+
+    # Custom tables (X5)
+
+    async def create_lobby(self, host: str, settings_json: str, seats: int) -> pb.LobbyView:
+        settings = _settings(settings_json)
+        try:
+            config = preset("custom", **settings)
+        except (TypeError, ValueError) as exc:
+            raise BadRequest(str(exc)) from None
+        seats = seats or config.max_players
+        if not config.min_players <= seats <= config.max_players:
+            raise BadRequest(f"seats: {config.min_players} to {config.max_players}")
+        lobby_id = "l-" + secrets.token_hex(6)
+        async with self.pool.acquire() as conn, conn.transaction():
+            await self._lock(conn, host)
+            await self._free(conn, host)
+            await store.add_lobby(conn, lobby_id, host, settings, seats, rule_card(config))
+            return await self._lobby_view(conn, lobby_id, host)
+
+    async def join_lobby(self, player_id: str, lobby_id: str) -> pb.LobbyView:
+        async with self.pool.acquire() as conn, conn.transaction():
+            await self._lock(conn, player_id)
+            lobby = await store.lobby(conn, lobby_id, lock=True)
+            if lobby is None:
+                raise NotFound(f"no custom table {lobby_id}")
+            members = await store.members(conn, lobby_id)
+            if any(m["player_id"] == player_id for m in members):
+                return await self._lobby_view(conn, lobby_id, player_id)
+            if lobby["status"] != "open":
+                raise RuleViolation("R4", f"custom table {lobby_id} is {lobby['status']}, no longer open")
+            if len(members) >= lobby["seats"]:
+                raise RuleViolation("R4", f"custom table {lobby_id} is full ({lobby['seats']} seats)")
+            await self._free(conn, player_id)
+            await store.add_member(conn, lobby_id, player_id)
+            return await self._lobby_view(conn, lobby_id, player_id)
+
+    async def get_lobby(self, player_id: str, lobby_id: str) -> pb.LobbyView:
+        async with self.pool.acquire() as conn:
+            return await self._lobby_view(conn, lobby_id, player_id)
+
+    async def start_lobby(self, host: str, lobby_id: str, bot_fill: bool) -> pb.LobbyView:
+        async with self.pool.acquire() as conn, conn.transaction():
+            lobby = await store.lobby(conn, lobby_id, lock=True)
+            if lobby is None:
+                raise NotFound(f"no custom table {lobby_id}")
+            if lobby["host_player_id"] != host:
+                raise Forbidden("only the host starts a custom table")
+            if lobby["status"] == "started":
+                return await self._lobby_view(conn, lobby_id, host)
+            if lobby["status"] != "open":
+                raise RuleViolation("R4", f"custom table {lobby_id} is {lobby['status']}")
+            members = await store.members(conn, lobby_id)
+            count = len(members)
+            bots = lobby["seats"] - count if bot_fill else 0
+            if count + bots < 2:
+                raise RuleViolation("X1", "a custom table needs 2 players at least (or bot_fill)")
+            names: list[str] = []
+            for m in members:
+                name, n = m["display_name"], 2
+                while name in names:
+                    name, n = f"{m['display_name']} #{n}", n + 1
+                names.append(name)
+            names += [f"bot-{i + 1}" for i in range(bots)]
+            table_id, card = await self._create_table("custom", names, json.dumps(json.loads(lobby["settings"])))
+            rows: list[tuple[int, str | None, str, bool, int]] = [
+                (i, m["player_id"], names[i], False, -1) for i, m in enumerate(members)
+            ]
+            rows += [(count + i, None, names[count + i], True, -1) for i in range(bots)]
+            # Custom rules are not the ranked modes: custom tables are unrated.
+            await store.add_match(conn, table_id, "custom", "custom", False, card, rows, lobby_id)
+            await store.set_lobby_status(conn, lobby_id, "started", table_id)
+            await self._publish_formed(conn, table_id)
+            FORMED.labels("custom", "custom").inc()
+            view = await self._lobby_view(conn, lobby_id, host)
+        self.relay_wake()
+        return view
+
+    async def _lobby_view(self, conn: asyncpg.Connection, lobby_id: str, player_id: str | None) -> pb.LobbyView:
+        lobby = await store.lobby(conn, lobby_id)
+        if lobby is None:
+            raise NotFound(f"no custom table {lobby_id}")
+        view = pb.LobbyView(
+            lobby_id=lobby_id,
+            host_player_id=lobby["host_player_id"],
+            settings_json=lobby["settings"],
+            seats=lobby["seats"],
+            rule_card=lobby["rule_card"],
+            status=lobby["status"],
+        )
+        members = await store.members(conn, lobby_id)
+        for m in members:
+            view.members.add(
+                player_id=m["player_id"],
+                display_name=m["display_name"],
+                is_host=m["player_id"] == lobby["host_player_id"],
+            )
+        if lobby["table_id"]:
+            member = player_id if any(m["player_id"] == player_id for m in members) else None
+            view.match.CopyFrom(await self._match_view(conn, lobby["table_id"], member))
+        return view
+
+    async def list_tables(self) -> pb.ListTablesResponse:
+        out = pb.ListTablesResponse()
+        async with self.pool.acquire() as conn:
+            for lobby in await store.open_lobbies(conn):
+                out.lobbies.append(await self._lobby_view(conn, lobby["lobby_id"], None))
+            for m in await store.live_matches(conn):
+                view = match_view(m, await store.seats(conn, m["table_id"]))
+                out.running.add(
+                    table_id=m["table_id"],
+                    mode=m["mode"],
+                    kind=m["kind"],
+                    seats=view.seats,
+                    spectator_token=auth.issue(self.secret, m["table_id"], -1, "spectator", role="spectator"),
+                    rule_card=m["rule_card"],
+                    formed_unix_ms=m["formed_ms"],
+                )
+        return out
+
+
+def _seat_row(s: SeatPlan) -> tuple[int, str | None, str, bool, int]:
+    return (s.seat, s.ticket.player_id if s.ticket else None, s.name, s.ticket is None, s.team)
+
+
+def _settings(text: str) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        settings = json.loads(text)
+    except ValueError:
+        raise BadRequest("settings_json is not JSON") from None
+    if not isinstance(settings, dict):
+        raise BadRequest("settings_json is an object of settings")
+    unknown = sorted(set(settings) - HOST_SETTINGS)
+    if unknown:
+        raise BadRequest(f"unknown setting(s) {', '.join(unknown)}; a host sets {', '.join(sorted(HOST_SETTINGS))}")
+    return settings
+
+
+def match_view(m: asyncpg.Record, seats: list[asyncpg.Record]) -> pb.MatchView:
+    view = pb.MatchView(
+        table_id=m["table_id"],
+        mode=m["mode"],
+        rated=m["rated"],
+        status=m["status"],
+        rule_card=m["rule_card"],
+        kind=m["kind"],
+        formed_unix_ms=m["formed_ms"],
+        seat=-1,
+    )
+    for s in seats:
+        view.seats.add(
+            seat=s["seat"],
+            player_id=s["player_id"] or "",
+            display_name=s["display_name"],
+            is_bot=s["bot"],
+            team=s["team"],
+        )
+    return view

@@ -1,0 +1,78 @@
+"""The rating service's event subscribers: the table stream, for the games the tables play, and
+matchmaking's match stream, for who sits at the tables it forms.
+
+One durable consumer ("rating-table-events") of every table's events. Each
+batch (one committed command) updates the table's small record with
+idempotent upserts (`TableCreated`; the last round begun; jackpot hits), and
+a `GameEnded` judges the game once: its verdict row is inserted in the same
+transaction as every rating, XP, achievement and quest change, so a
+redelivered batch changes nothing. A failure (Postgres away, a `GameEnded`
+before its `TableCreated`) raises: the message is NACKed and comes again.
+A message that is not an `EventBatch` at all is logged and dropped: no
+redelivery would ever read it.
+
+One durable consumer ("rating-match-events") of `monopoly.match.*.formed`
+(`MatchEvent`): each formed table's seats by player id with their bot flags,
+recorded once (`matches`, keyed by table id). A `GameEnded` of such a table
+is judged by player ids and those flags; see `games.Games.match` for the
+order of arrival.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from faststream.nats import JStream, NatsRouter
+from google.protobuf.message import DecodeError
+from nats.js.api import RetentionPolicy, StorageType
+
+from monopoly.v1 import common_pb2, matchmaking_pb2
+from servicekit import bus
+from servicekit.consumers import durable_consumer
+
+from .games import Games
+
+log = logging.getLogger("rating")
+
+DURABLE = "rating-table-events"
+MATCH_DURABLE = "rating-match-events"
+
+#: Matchmaking's stream, declared exactly as `services.matchmaking.main.MATCH_EVENTS` (a unit test
+#: keeps the two equal): `monopoly.match.<table_id>.formed` / `.finished`.
+MATCH_EVENTS = JStream(
+    name="MONOPOLY_MATCH_EVENTS",
+    description="Every match the matchmaking service formed, and its end",
+    subjects=["monopoly.match.*.*"],
+    retention=RetentionPolicy.LIMITS,
+    storage=StorageType.FILE,
+    duplicate_window=120.0,
+    declare=True,
+)
+
+
+def formed_subject(table_id: str) -> str:
+    return f"monopoly.match.{table_id}.formed"
+
+
+def make_router(games: Games) -> NatsRouter:
+    router = NatsRouter()
+
+    @durable_consumer(router, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    async def on_table_events(body: bytes) -> None:
+        try:
+            batch = common_pb2.EventBatch.FromString(body)
+        except DecodeError:
+            log.warning("dropped a message on the table stream that is not an EventBatch (%d bytes)", len(body))
+            return
+        await games.on_batch(batch.events)
+
+    @durable_consumer(router, "monopoly.match.*.formed", MATCH_EVENTS, MATCH_DURABLE)
+    async def on_match_events(body: bytes) -> None:
+        try:
+            event = matchmaking_pb2.MatchEvent.FromString(body)
+        except DecodeError:
+            log.warning("dropped a message on the match stream that is not a MatchEvent (%d bytes)", len(body))
+            return
+        await games.on_match(event)
+
+    return router

@@ -1,0 +1,86 @@
+"""The rating service: wiring of settings, Postgres, the table-event and match-event consumers,
+gRPC and metrics.
+
+Run: `python -m services.rating.main` with NATS_URL and DATABASE_URL set. Besides the common
+settings it reads RATING_MIN_REAL_MINUTES (float, default 10: R1's minimum real time of a rated
+game; `ratings.Thresholds`). Platforms whose games are short on purpose (tests, demos of bots)
+lower it; R1's 10 rounds stay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from faststream.nats import NatsBroker
+from nats.js import JetStreamContext
+from nats.js.errors import NotFoundError
+
+from servicekit import bus, db, grpcserver, metrics
+from servicekit.settings import Settings
+
+from .api import SERVICE_NAME, RatingService, register
+from .games import Games
+from .handlers import MATCH_EVENTS, formed_subject, make_router
+from .ratings import Thresholds
+
+log = logging.getLogger("rating")
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+def formed_reader(js: JetStreamContext) -> Callable[[str], Awaitable[bytes | None]]:
+    """Reads a table's `match.formed` message straight from matchmaking's stream (None: none)."""
+
+    async def fetch(table_id: str) -> bytes | None:
+        try:
+            msg = await js.get_last_msg(MATCH_EVENTS.name, formed_subject(table_id))
+        except NotFoundError:
+            return None
+        return msg.data
+
+    return fetch
+
+
+async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: asyncio.Event | None = None) -> None:
+    if not settings.database_url or not settings.nats_url:
+        raise SystemExit("rating service: set DATABASE_URL and NATS_URL (make run starts both for you)")
+    thresholds = Thresholds.from_env()
+    pool = await db.create_pool(settings.database_url, max_size=8, schema="rating")
+    await db.migrate(pool, "rating", MIGRATIONS)
+    nc, js = await bus.connect(settings.nats_url)  # declares the streams the consumers read
+    await bus.ensure_stream(js, MATCH_EVENTS)
+    games = Games(pool, thresholds, formed_reader(js))
+    broker = NatsBroker(settings.nats_url, log_level=logging.DEBUG)  # a log line per message is too many
+    broker.include_router(make_router(games))
+    await broker.start()
+    server, port, _ = await grpcserver.start_server(
+        settings.host, settings.rating_grpc_port, register(RatingService(games)), [SERVICE_NAME]
+    )
+    metrics.serve_metrics(settings.rating_metrics_port, settings.host)
+    log.info("rating service on %s:%s (%s)", settings.host, port, thresholds)
+    print(f"rating service ready on {settings.host}:{port}", flush=True)
+    if ready is not None:
+        ready.set()
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.stop(grace=2)
+    await broker.stop()
+    await nc.drain()
+    await pool.close()
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    asyncio.run(serve(Settings.from_env()))
+
+
+if __name__ == "__main__":
+    main()

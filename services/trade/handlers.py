@@ -1,0 +1,43 @@
+"""The trade service's event subscribers: the table's stream closes proposals.
+
+One durable consumer (`trade-table-events`) reads every committed table
+command (`monopoly.table.*.events`): a `TurnEnded` or `GameEnded` expires the
+open proposals of the turn that ended, a `PlayerBankrupt` those of the
+bankrupt seat, and a `TradeExecuted` settles its trade as executed. Each
+batch's changes and their TradeEvents (outbox) commit in one transaction and
+only then is the message acked; the updates touch open trades only, so a
+redelivered or late batch changes nothing. A message that is not an
+EventBatch is logged and acked (it would fail the same way every time).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from faststream.nats import NatsRouter
+from google.protobuf.message import DecodeError
+
+from monopoly.v1 import common_pb2
+from servicekit import bus
+from servicekit.consumers import durable_consumer
+
+from .trades import Trades
+
+log = logging.getLogger(__name__)
+
+DURABLE = "trade-table-events"
+
+
+def build_router(trades: Trades) -> NatsRouter:
+    router = NatsRouter()
+
+    @durable_consumer(router, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    async def on_table_events(body: bytes) -> None:
+        try:
+            batch = common_pb2.EventBatch.FromString(body)
+        except DecodeError:  # not the table's: redelivering it would never help
+            log.warning("a message on the table stream that is not an EventBatch (%d bytes) skipped", len(body))
+            return
+        await trades.on_table_batch(batch)
+
+    return router

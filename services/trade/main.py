@@ -1,0 +1,73 @@
+"""The trade service: wiring of settings, Postgres, JetStream, the outbox relay, the table-event
+consumer, a gRPC channel to the table service, gRPC and metrics.
+
+Run: `python -m services.trade.main` with NATS_URL, DATABASE_URL and TABLE_TARGET set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from pathlib import Path
+
+import grpc
+from faststream.nats import NatsBroker
+
+from monopoly.v1 import table_pb2_grpc
+from servicekit import bus, db, grpcserver, metrics
+from servicekit.outbox import Relay
+from servicekit.settings import Settings
+
+from .api import SERVICE_NAME, TradeService, register
+from .handlers import build_router
+from .trades import Trades
+
+log = logging.getLogger("trade")
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: asyncio.Event | None = None) -> None:
+    if not settings.database_url or not settings.nats_url:
+        raise SystemExit("trade service: set DATABASE_URL and NATS_URL (make run starts both for you)")
+    pool = await db.create_pool(settings.database_url, max_size=8, schema="trade")
+    await db.migrate(pool, "trade", MIGRATIONS)
+    nc, js = await bus.connect(settings.nats_url)
+    relay = Relay(pool, js, "trade")
+    channel = grpc.aio.insecure_channel(settings.table_target)
+    trades = Trades(pool, table_pb2_grpc.TableServiceStub(channel), settings.token_secret, relay.wake)
+    relay_task = asyncio.create_task(relay.run(), name="outbox-relay")
+    broker = NatsBroker(settings.nats_url, log_level=logging.DEBUG)  # a log line per message is too many
+    broker.include_router(build_router(trades))
+    await broker.start()
+    server, port, _ = await grpcserver.start_server(
+        settings.host, settings.trade_grpc_port, register(TradeService(trades)), [SERVICE_NAME]
+    )
+    metrics.serve_metrics(settings.trade_metrics_port, settings.host)
+    log.info("trade service on %s:%s, table service at %s", settings.host, port, settings.table_target)
+    print(f"trade service ready on {settings.host}:{port}", flush=True)
+    if ready is not None:
+        ready.set()
+    stop = stop or asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await server.stop(grace=2)
+    await broker.stop()
+    relay.stop()
+    await relay_task
+    await channel.close()
+    await nc.drain()
+    await pool.close()
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    asyncio.run(serve(Settings.from_env()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,359 @@
+"""The rating service end to end on real NATS and Postgres (R1, R2).
+
+Most games here are synthetic: batches of engine events in the table's own
+envelopes published on `monopoly.table.<id>.events`, exactly as the table's
+outbox relay publishes them, so the consumer is tested as the table feeds it
+with games of any length, real duration and cast. One game is played to its
+end by bots through the table service.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import asyncpg
+import grpc
+import pytest
+from nats.js import JetStreamContext
+
+from client import BotTable
+from client.platform import Platform
+from engine import BetSettled, Event, GameEnded, PlayerBankrupt, TableCreated, TurnEnded, TurnStarted, preset
+from engine.events import TurnOrderSet
+from monopoly.v1 import common_pb2, rating_pb2, rating_pb2_grpc, table_pb2_grpc
+from servicekit import bus
+from servicekit.wire import envelope
+
+pytestmark = pytest.mark.integration
+
+MINUTE = 60_000
+TIMEOUT = 60.0
+SCALE = 60  # the synthetic games' clock scale: game time runs 60x the wall time
+
+
+@pytest.fixture(scope="module")
+def rating_platform(platform: Platform) -> Platform:
+    """The session's platform (one instance of each service per NATS: they share their durable consumers)."""
+    return platform
+
+
+@pytest.fixture(scope="module")
+async def rating(rating_platform: Platform) -> AsyncIterator[rating_pb2_grpc.RatingServiceStub]:
+    channel = grpc.aio.insecure_channel(rating_platform.target("rating"))
+    try:
+        yield rating_pb2_grpc.RatingServiceStub(channel)
+    finally:
+        await channel.close()
+
+
+def names(*who: str) -> tuple[str, ...]:
+    """Player names of this run (the service's state outlives test runs)."""
+    tag = uuid.uuid4().hex[:6]
+    return tuple(f"{w}-{tag}" for w in who)
+
+
+class SyntheticGame:
+    """A game as the table would publish it: one batch per committed command."""
+
+    def __init__(
+        self,
+        players: tuple[str, ...],
+        *,
+        mode: str = "classic",
+        rounds: int = 12,
+        real_ms: int = 15 * MINUTE,
+        elimination: tuple[int, ...] | None = None,
+        jackpot_seat: int | None = None,
+    ) -> None:
+        self.table_id = f"syn-{uuid.uuid4().hex[:12]}"
+        self.players = players
+        self.mode = mode
+        self.rounds = rounds
+        self.real_ms = real_ms
+        n = len(players)
+        #: seats in order of elimination (D5); the seat left wins
+        self.elimination = elimination if elimination is not None else tuple(range(n - 1, 0, -1))
+        self.winner = next(s for s in range(n) if s not in self.elimination)
+        places = [0] * n
+        places[self.winner] = 1
+        for i, seat in enumerate(self.elimination):
+            places[seat] = n - i
+        self.places = tuple(places)
+        self.jackpot_seat = jackpot_seat
+        self.seq = 0
+        self.start_wall = int(time.time() * 1000) - real_ms
+        self.batches: list[common_pb2.EventBatch] = self._build()
+
+    def _batch(self, wall_ms: int, *events: Event) -> common_pb2.EventBatch:
+        game_ms = (wall_ms - self.start_wall) * SCALE
+        envs = []
+        for event in events:
+            self.seq += 1
+            envs.append(envelope(self.table_id, self.seq, event, game_ms, SCALE, wall_ms))
+        return common_pb2.EventBatch(events=envs)
+
+    def _build(self) -> list[common_pb2.EventBatch]:
+        n = len(self.players)
+        order = tuple(range(n))
+        out = [
+            self._batch(
+                self.start_wall,
+                TableCreated(preset(self.mode), 1234, self.players),
+                TurnOrderSet(order),
+                TurnStarted(0, 1),
+            )
+        ]
+        step = self.real_ms // (self.rounds + 2)
+        for r in range(2, self.rounds + 1):
+            wall = self.start_wall + step * (r - 1)
+            out.append(self._batch(wall, TurnEnded(n - 1), TurnStarted(0, r)))
+            if self.jackpot_seat is not None and r == 2:
+                out.append(self._batch(wall, BetSettled(self.jackpot_seat, (2, 5), 3, True, 0, 4500, 0)))
+        end = self.start_wall + self.real_ms
+        *early, last = self.elimination
+        for i, seat in enumerate(early):
+            out.append(self._batch(end - 1000 + i, PlayerBankrupt(seat, -1, self.places[seat])))
+        out.append(
+            self._batch(
+                end,
+                PlayerBankrupt(last, self.winner, self.places[last]),
+                GameEnded(self.winner, self.places, "last_player", self.real_ms * SCALE, SCALE),
+            )
+        )
+        return out
+
+    async def publish(self, js: JetStreamContext, batches: list[common_pb2.EventBatch] | None = None) -> None:
+        for batch in self.batches if batches is None else batches:
+            first = batch.events[0].seq
+            await js.publish(
+                bus.table_subject(self.table_id),
+                batch.SerializeToString(),
+                headers={"Nats-Msg-Id": f"{self.table_id}:{first}"},
+            )
+
+
+async def judged(
+    rating: rating_pb2_grpc.RatingServiceStub, table_id: str, timeout: float = TIMEOUT
+) -> rating_pb2.GameResult:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return await rating.GetGame(rating_pb2.GetGameRequest(table_id=table_id), timeout=10)
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAVAILABLE):
+                raise
+        if time.monotonic() > deadline:
+            raise AssertionError(f"game {table_id} not judged within {timeout:.0f} s")
+        await asyncio.sleep(0.1)
+
+
+async def recorded(pool: asyncpg.Pool, table_id: str, rounds: int, timeout: float = TIMEOUT) -> None:
+    """Wait until the rating service recorded the table up to `rounds`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        async with pool.acquire() as conn:
+            have = await conn.fetchval("SELECT rounds FROM rating.tables WHERE table_id = $1", table_id)
+        if have is not None and have >= rounds:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"table {table_id} not recorded to round {rounds} within {timeout:.0f} s")
+        await asyncio.sleep(0.05)
+
+
+async def profile(rating: rating_pb2_grpc.RatingServiceStub, player: str) -> rating_pb2.Profile:
+    return await rating.GetProfile(rating_pb2.GetProfileRequest(player=player), timeout=10)
+
+
+async def history(rating: rating_pb2_grpc.RatingServiceStub, player: str) -> list[rating_pb2.HistoryEntry]:
+    return list((await rating.History(rating_pb2.HistoryRequest(player=player), timeout=10)).entries)
+
+
+def ffa(p: rating_pb2.Profile) -> rating_pb2.PoolRating | None:
+    return next((r for r in p.ratings if r.pool == "ffa"), None)
+
+
+async def test_a_qualifying_classic_game_rates_each_player_once_in_the_order_of_places(
+    rating: rating_pb2_grpc.RatingServiceStub, js: JetStreamContext
+) -> None:
+    players = names("ann", "ben", "cat", "dan")
+    # eliminated: dan (seat 3) first, then ann (0), then cat (2): ben (1) wins
+    game = SyntheticGame(players, elimination=(3, 0, 2), jackpot_seat=2)
+    await game.publish(js)
+    result = await judged(rating, game.table_id)
+    assert result.rated and result.pool == "ffa" and result.reason == ""
+    assert result.rounds == 12 and result.real_ms == 15 * MINUTE
+    by_place = sorted(result.players, key=lambda e: e.place)
+    assert [e.player for e in by_place] == [players[1], players[2], players[0], players[3]]
+    assert [e.seat for e in by_place] == [1, 2, 0, 3]
+    gains = [e.mu_after - e.mu_before for e in by_place]
+    assert gains == sorted(gains, reverse=True) and gains[0] > 0 > gains[-1]
+    assert [e.xp for e in by_place] == [124, 84, 64, 49]  # 100/60/40/25 + 2 x 12 rounds
+    assert by_place[0].achievements == ["first_win"]
+    assert by_place[1].achievements == ["jackpot"]  # cat, seat 2, hit the jackpot
+
+    for entry in result.players:
+        p = await profile(rating, players[entry.seat])
+        pool = ffa(p)
+        assert pool is not None and pool.games == 1 and pool.mu == pytest.approx(entry.mu_after)
+        assert p.xp == entry.xp and p.rated_games == 1 and p.games == 1
+        assert {q.quest: q.progress for q in p.quests}["play_3"] == 1
+        [h] = await history(rating, players[entry.seat])
+        assert h.rated and h.table_id == game.table_id and h.ordinal_delta == pytest.approx(entry.ordinal_delta)
+
+    board = await rating.Leaderboard(rating_pb2.LeaderboardRequest(pool="ffa", page_size=100), timeout=10)
+    assert board.total >= 4
+    ranked = [e.player for e in board.entries if e.player in players]
+    if len(ranked) == 4:  # all four on the first page: the winner above the last
+        assert ranked.index(players[1]) < ranked.index(players[3])
+
+
+async def test_the_same_game_ended_delivered_again_changes_nothing(
+    rating: rating_pb2_grpc.RatingServiceStub, js: JetStreamContext
+) -> None:
+    players = names("eve", "fay", "gus")
+    game = SyntheticGame(players)
+    await game.publish(js)
+    first = await judged(rating, game.table_id)
+    assert first.rated
+    before = [await profile(rating, p) for p in players]
+
+    last = game.batches[-1]
+    await js.publish(  # a new message id: JetStream does not drop it, the service must
+        bus.table_subject(game.table_id), last.SerializeToString(), headers={"Nats-Msg-Id": uuid.uuid4().hex}
+    )
+    await game.publish(js, game.batches[:1])  # and a TableCreated again (dropped as a duplicate id)
+    await js.publish(
+        bus.table_subject(game.table_id), game.batches[0].SerializeToString(), headers={"Nats-Msg-Id": uuid.uuid4().hex}
+    )
+    sentinel = SyntheticGame(names("s1", "s2"))
+    await sentinel.publish(js)
+    await judged(rating, sentinel.table_id)  # the redelivered batches came before it on the stream
+
+    assert [await profile(rating, p) for p in players] == before
+    again = await judged(rating, game.table_id)
+    assert again == first
+    for p in players:
+        assert len(await history(rating, p)) == 1
+
+
+async def test_a_custom_game_gives_half_xp_and_no_rating_nor_achievements(
+    rating: rating_pb2_grpc.RatingServiceStub, js: JetStreamContext
+) -> None:
+    players = names("hal", "ivy", "jon")
+    game = SyntheticGame(players, mode="custom", rounds=20, jackpot_seat=0)
+    await game.publish(js)
+    result = await judged(rating, game.table_id)
+    assert not result.rated and result.reason.startswith("R2")
+    by_place = sorted(result.players, key=lambda e: e.place)
+    assert [e.xp for e in by_place] == [(100 + 40) // 2, (60 + 40) // 2, (40 + 40) // 2]
+    for entry in result.players:
+        assert not entry.rated and entry.achievements == [] and entry.mu_after == 0
+        p = await profile(rating, players[entry.seat])
+        assert p.ratings == [] and p.achievements == [] and p.xp == entry.xp
+        assert all(q.progress == 0 for q in p.quests)
+        [h] = await history(rating, players[entry.seat])
+        assert not h.rated and "R2" in h.reason
+
+
+@pytest.mark.parametrize(
+    ("cast", "rounds", "real_ms", "why"),
+    [
+        (("kim", "bot-lee", "max"), 12, 15 * MINUTE, "R1: bot players (bot-lee"),
+        (("kim", "lee", "max"), 9, 15 * MINUTE, "R1: 9 rounds"),
+        (("kim", "lee", "max"), 12, 9 * MINUTE, "R1: 9 real minutes"),
+    ],
+    ids=["bot", "9-rounds", "9-real-minutes"],
+)
+async def test_games_that_fail_r1_are_not_rated_and_history_says_why(
+    rating: rating_pb2_grpc.RatingServiceStub,
+    js: JetStreamContext,
+    cast: tuple[str, ...],
+    rounds: int,
+    real_ms: int,
+    why: str,
+) -> None:
+    tag = uuid.uuid4().hex[:6]
+    players = tuple(f"{c}-{tag}" for c in cast)
+    game = SyntheticGame(players, rounds=rounds, real_ms=real_ms)
+    await game.publish(js)
+    result = await judged(rating, game.table_id)
+    assert not result.rated and why in result.reason, result.reason
+    for p in players:
+        [h] = await history(rating, p)
+        assert not h.rated and why in h.reason and h.xp == 0
+        prof = await profile(rating, p)
+        assert prof.ratings == [] and prof.xp == 0 and prof.games == 1 and prof.rated_games == 0
+
+
+async def test_a_duel_is_not_rated_but_grants_the_duel_achievement(
+    rating: rating_pb2_grpc.RatingServiceStub, js: JetStreamContext
+) -> None:
+    players = names("nia", "oz", "pat")
+    game = SyntheticGame(players, mode="duel")
+    await game.publish(js)
+    result = await judged(rating, game.table_id)
+    assert not result.rated and "R1: duel mode" in result.reason
+    winner = next(e for e in result.players if e.place == 1)
+    assert winner.xp == 0 and sorted(winner.achievements) == ["duel_win", "first_win"]
+
+
+async def test_ratings_survive_a_crash_of_the_rating_service_mid_stream(
+    rating_platform: Platform, rating: rating_pb2_grpc.RatingServiceStub, js: JetStreamContext, pool: asyncpg.Pool
+) -> None:
+    players = names("qin", "rex", "sam", "tom")
+    games = [SyntheticGame(players, elimination=tuple((k + i) % 4 for i in range(3))) for k in range(4)]
+    for g in games[:2]:
+        await g.publish(js)
+    await judged(rating, games[1].table_id)
+    await games[2].publish(js, games[2].batches[:5])  # TableCreated and rounds 2-5
+    await recorded(pool, games[2].table_id, rounds=5)  # so nothing waits out the ack wait (30 s)
+    await rating_platform.processes["rating"].kill()  # SIGKILL, mid-game
+    await games[2].publish(js, games[2].batches[5:])
+    await games[3].publish(js)
+    await rating_platform.processes["rating"].start()
+    # a batch the killed process fetched and did not ack would come again after the ack wait
+    results = [await judged(rating, g.table_id, timeout=90) for g in games]
+    assert all(r.rated for r in results)
+
+    for player in players:
+        entries = await history(rating, player)
+        assert sorted(h.table_id for h in entries) == sorted(g.table_id for g in games)
+        # each game applied once, on the result of the one before (whatever order the service took)
+        by_start = {round(h.mu_before, 9): h for h in entries}
+        assert len(by_start) == 4
+        mu, chain = 25.0, []
+        while round(mu, 9) in by_start:
+            chain.append(by_start.pop(round(mu, 9)))
+            mu = chain[-1].mu_after
+        assert len(chain) == 4, [(h.mu_before, h.mu_after) for h in entries]
+        p = await profile(rating, player)
+        pool_rating = ffa(p)
+        assert (
+            pool_rating is not None and pool_rating.games == 4 and pool_rating.mu == pytest.approx(chain[-1].mu_after)
+        )
+        assert p.xp == sum(h.xp for h in entries) and p.games == 4
+        assert {q.quest: q.completed for q in p.quests}["play_3"]
+    async with pool.acquire() as conn:
+        verdicts = await conn.fetchval(
+            "SELECT count(*) FROM rating.rated_games WHERE table_id = ANY($1::text[])", [g.table_id for g in games]
+        )
+    assert verdicts == 4
+
+
+async def test_a_bot_game_played_through_the_table_is_judged_and_not_rated(
+    rating: rating_pb2_grpc.RatingServiceStub, stub: table_pb2_grpc.TableServiceStub
+) -> None:
+    game = BotTable(stub, seed=21, players=2)
+    await game.create()
+    state = await asyncio.wait_for(game.play(), 120)
+    assert state.finished
+    result = await judged(rating, game.table_id)
+    assert not result.rated and "R1: bot players (heuristic-0, heuristic-1)" in result.reason
+    assert result.mode == "classic" and result.rounds == state.round
+    assert sorted((e.seat, e.place) for e in result.players) == sorted(
+        (p.seat, p.place if p.bankrupt else 1) for p in state.players
+    )
+    assert all(e.xp == 0 and not e.achievements for e in result.players)

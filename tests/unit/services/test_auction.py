@@ -1,0 +1,139 @@
+"""The auction service's pure helpers: moves, time-outs, withdrawals and views (no servers)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import BANK, Bid, PassBid, RuleViolation
+from engine.auction import AuctionStarted
+from monopoly.v1 import common_pb2
+from services.auction.auctions import bid_window_ms, new_row, paused, play, resumed, view, withdrawn
+from services.auction.handlers import RELEVANT
+
+STARTED = AuctionStarted(7, 6, "declined", (1, 2, 0), 1000, 100, -1, (5000, 1500, 9000), 20_000)
+T0 = 1_700_000_000_000
+
+
+def row():  # type: ignore[no-untyped-def]
+    return new_row("t1", 42, STARTED, T0, 100)
+
+
+def test_A1_bid_window_is_game_time_over_the_tables_clock_scale() -> None:
+    assert bid_window_ms(20_000, 1) == 20_000
+    assert bid_window_ms(20_000, 100) == 200
+    assert bid_window_ms(20_000, 3) == 6667  # rounded up: never early
+    assert bid_window_ms(20_000, 0) == 20_000
+
+
+def test_A1_an_auction_opens_with_the_first_bidders_deadline_from_the_events_wall_time() -> None:
+    r = row()
+    assert (r.table_id, r.auction_id, r.status, r.started_seq) == ("t1", 7, "open", 42)
+    assert r.state.bidder == 1 and r.state.min_bid == 1000
+    assert r.deadline_unix_ms == T0 + 200
+    assert r.limits == (5000, 1500, 9000)
+
+
+def test_A1_an_internal_auction_is_not_the_services() -> None:
+    internal = AuctionStarted(7, 6, "declined", (1, 2), 1000, 100)
+    with pytest.raises(ValueError):
+        new_row("t1", 1, internal, T0, 1)
+
+
+def test_A1_bid_moves_the_turn_and_resets_the_deadline_without_touching_the_old_row() -> None:
+    r = row()
+    new, move, facts = play(r, Bid(1, 1200), T0 + 50)
+    assert move == (1, "bid", 1200)
+    assert [f.type for f in facts] == ["bid"]
+    assert facts[0].event_id == "t1:7:1" and facts[0].amount == 1200
+    assert new.state.high_bidder == 1 and new.state.bidder == 2 and new.state.min_bid == 1300
+    assert new.deadline_unix_ms == T0 + 50 + 200
+    assert (new.version, new.moves) == (1, 1)
+    assert r.state.high_bidder == BANK and r.version == 0  # the committed row is untouched
+
+
+def test_A1_wrong_bidder_and_low_bid_are_refused_A3_above_the_limit_too() -> None:
+    r = row()
+    with pytest.raises(RuleViolation) as exc:
+        play(r, Bid(2, 1000), T0)
+    assert exc.value.rule == "A1"
+    with pytest.raises(RuleViolation) as exc:
+        play(r, Bid(1, 999), T0)
+    assert exc.value.rule == "A1"
+    r2, _, _ = play(r, Bid(1, 1000), T0)
+    with pytest.raises(RuleViolation) as exc:
+        play(r2, Bid(2, 1600), T0)  # seat 2 could raise 1,500 at most
+    assert exc.value.rule == "A3"
+
+
+def test_A1_last_pass_settles_to_the_high_bidder() -> None:
+    r, _, _ = play(row(), Bid(1, 1100), T0)
+    r, _, facts = play(r, PassBid(2), T0)
+    assert [f.type for f in facts] == ["passed"]
+    r, move, facts = play(r, PassBid(0), T0, timed_out=True)
+    assert move == (0, "timeout", 0)
+    assert [f.type for f in facts] == ["timed_out", "settled"]
+    settled = facts[-1]
+    assert (settled.winner, settled.price, settled.event_id) == (1, 1100, "t1:7:4")
+    assert (r.status, r.winner, r.price, r.closed_by, r.deadline_unix_ms) == ("settled", 1, 1100, "service", 0)
+    v = view(r)
+    assert (v.status, v.bidder, v.winner, v.price, v.moves) == ("settled", BANK, 1, 1100, 3)
+
+
+def test_A1_nobody_bids_settles_unsold() -> None:
+    r = row()
+    for seat in (1, 2):
+        r, _, _ = play(r, PassBid(seat), T0)
+    r, _, facts = play(r, PassBid(0), T0)
+    assert [f.type for f in facts] == ["passed", "settled"]
+    assert (facts[-1].winner, facts[-1].price) == (BANK, 0)
+
+
+def test_D2_a_bankrupt_bidder_leaves_and_the_high_bidder_alone_wins() -> None:
+    r, _, _ = play(row(), Bid(1, 1100), T0)  # seat 2 bids now
+    r, _, _ = play(r, PassBid(2), T0)  # seat 0 bids now
+    change = withdrawn(r, 0, T0 + 5)
+    assert change is not None
+    new, facts = change
+    assert [f.type for f in facts] == ["settled"] and (facts[0].winner, facts[0].price) == (1, 1100)
+    assert new.status == "settled"
+
+
+def test_D2_a_bankrupt_current_bidder_passes_the_turn_on() -> None:
+    r = row()
+    change = withdrawn(r, 1, T0 + 5)
+    assert change is not None
+    new, facts = change
+    assert facts == [] and new.state.bidder == 2 and new.deadline_unix_ms == T0 + 5 + 200
+    assert withdrawn(new, 1, T0 + 6) is None  # again: nothing changes
+    assert withdrawn(r, 3, T0) is None  # not a bidder
+
+
+def test_D2_the_last_bidder_leaving_is_left_to_the_table() -> None:
+    r = row()
+    r, _ = withdrawn(r, 1, T0) or (r, [])
+    r, _ = withdrawn(r, 2, T0) or (r, [])
+    assert withdrawn(r, 0, T0) is None  # nobody left: the table settles it itself
+
+
+def test_E5_a_paused_game_stops_the_bidders_clock_and_refuses_bids_until_it_resumes() -> None:
+    r = row()  # deadline T0 + 200
+    p = paused(r, T0 + 150)
+    assert p is not None and p.paused_left_ms == 50 and p.deadline_unix_ms == 0 and p.version == 1
+    assert view(p).deadline_unix_ms == 0
+    assert paused(p, T0 + 160) is None  # paused already: a redelivery changes nothing
+    with pytest.raises(RuleViolation) as exc:
+        play(p, Bid(1, 1000), T0 + 170)
+    assert exc.value.rule == "E5"
+    back = resumed(p, T0 + 10_000)
+    assert back is not None and back.paused_left_ms is None and back.deadline_unix_ms == T0 + 10_050
+    assert resumed(back, T0 + 10_001) is None
+    new, _, _ = play(back, Bid(1, 1000), T0 + 10_010)
+    assert new.state.high_bidder == 1
+    overdue = paused(r, T0 + 900)
+    assert overdue is not None and overdue.paused_left_ms == 0  # the time had run out: it fires on resume
+
+
+def test_only_auction_related_table_events_are_decoded() -> None:
+    expected = {"AuctionStarted", "AuctionSettled", "PlayerBankrupt", "GamePaused", "GameResumed", "GameEnded"}
+    assert expected == RELEVANT
+    assert common_pb2.EventBatch().events == []

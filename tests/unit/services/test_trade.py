@@ -1,0 +1,91 @@
+"""The trade service's pure parts: T1's windows on an engine state, views, the table's refusals."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Pay, Roll, RuleViolation, apply, new_game
+from engine.config import classic, duel
+from services.trade.store import TradeRow
+from services.trade.trades import _reason_of, check_window, command_id, view
+
+PLAYERS = ["ann", "bob", "cid"]
+
+
+def table(seed: int = 5, external: tuple[str, ...] = ("trade",)):  # type: ignore[no-untyped-def]
+    state, _ = new_game(duel(external=external), PLAYERS, seed=seed)
+    return state
+
+
+def test_the_current_player_may_propose_before_rolling() -> None:
+    state = table()
+    check_window(state, state.current)
+
+
+def test_another_seat_may_not_propose() -> None:
+    state = table()
+    with pytest.raises(RuleViolation) as info:
+        check_window(state, (state.current + 1) % 3)
+    assert info.value.rule == "T1"
+
+
+def test_a_payment_is_a_window_and_after_rolling_is_not() -> None:
+    state = table(seed=5)  # the first roll is a double onto another's property (rent)
+    me = state.current
+    apply(state, Roll(me))
+    assert state.phase.value == "payment"
+    check_window(state, me)
+    apply(state, Pay(me))
+    check_window(state, me)  # the double: before rolling again
+    state = table(seed=1)  # the first roll lands on a square with nothing to pay
+    apply(state, Roll(state.current))
+    assert state.phase.value == "post_roll"
+    with pytest.raises(RuleViolation) as info:
+        check_window(state, state.current)
+    assert info.value.rule == "T1"
+
+
+def test_a_table_that_runs_its_own_trades_is_not_served() -> None:
+    state, _ = new_game(classic(), PLAYERS, seed=3)
+    with pytest.raises(RuleViolation) as info:
+        check_window(state, state.current)
+    assert info.value.rule == "T1" and "itself" in info.value.message
+
+
+def test_a_finished_or_paused_game() -> None:
+    state = table()
+    state.paused = True
+    with pytest.raises(RuleViolation) as info:
+        check_window(state, state.current)
+    assert info.value.rule == "E5"
+    state.finished = True
+    with pytest.raises(RuleViolation) as info:
+        check_window(state, state.current)
+    assert info.value.rule == "D5"
+
+
+def test_view_and_command_id() -> None:
+    row = TradeRow("t1", 4, 0, 2, 100, (3, 5), 0, (9,), "refused", 7, 42, "seat 0 has only $5", "T2")
+    v = view(row)
+    assert (v.table_id, v.trade_id, v.proposer, v.status, v.turn_no, v.table_seq) == ("t1", 4, 0, "refused", 7, 42)
+    assert (v.terms.counterparty, v.terms.give_cash, list(v.terms.give_squares), list(v.terms.take_squares)) == (
+        2,
+        100,
+        [3, 5],
+        [9],
+    )
+    assert (v.rule, v.reason) == ("T2", "seat 0 has only $5")
+    assert command_id("t1", 4) == "trade:t1:4"
+
+
+class _Refusal:
+    def __init__(self, details: str) -> None:
+        self._details = details
+
+    def details(self) -> str:
+        return self._details
+
+
+def test_the_table_refusal_loses_its_rule_prefix() -> None:
+    assert _reason_of(_Refusal("[T2] seat 0 has only $5"), "T2") == "seat 0 has only $5"  # type: ignore[arg-type]
+    assert _reason_of(_Refusal("something else"), "T2") == "something else"  # type: ignore[arg-type]
