@@ -55,6 +55,8 @@ NATIVE_STAMP := build/native.stamp
 NATIVE       ?= 1
 
 $(NATIVE_STAMP): $(STAMP) $(NATIVE_SRC)
+	@# start clean: a module dropped from the build must not leave its old .so behind
+	rm -f libs/*.so libs/engine/*.so libs/bots/*.so
 	MONOPOLY_COMPILE=1 $(BIN)/python setup.py --quiet build_ext --inplace
 	@# build_ext copies an unchanged .so with its old time: date the copies now for the freshness check
 	touch -c libs/*.so libs/engine/*.so libs/bots/*.so
