@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cache
 
 
 class Kind(StrEnum):
@@ -154,6 +155,7 @@ _ONLINE_GROUPS = (
 )
 
 
+@cache  # a value: every table shares the one board (building it cost ~5k instructions a turn)
 def online_board() -> Board:
     """B2: the classic board x10 with the online corners and six chance squares."""
     k = 10

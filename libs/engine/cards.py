@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 
 
 class Effect(StrEnum):
@@ -32,6 +33,7 @@ class Card:
     multiplier: int = 1
 
 
+@cache  # a value (a tuple of frozen cards): built once
 def online_chance_deck() -> tuple[Card, ...]:
     """C4: the project's 20 chance cards, amounts in the x10 scale of C1-C2."""
     e = Effect
@@ -59,6 +61,7 @@ def online_chance_deck() -> tuple[Card, ...]:
     )
 
 
+@cache  # a value (a tuple of frozen cards): built once
 def duel_chance_deck() -> tuple[Card, ...]:
     """C4 (Duel): the 20 cards and a 21st that destroys a building."""
     return (
