@@ -27,8 +27,9 @@ NARROW = [
 ]
 #: ...and the value classes they build and read: the events, the state, the board and the
 #: cards, with the pure sub-protocol modules (their commands stay plain Python classes).
-#: Interpreted: rng.py (its 64-bit arithmetic overflows mypyc's fast integers and runs no
-#: faster compiled); codec.py (it reads the field types from the sources, since mypyc erases
+#: rng.py is compiled here for `dice`, which the native build runs on mypyc's wrapping
+#: 64-bit integers (its other functions gain little: their arithmetic exceeds 64 bits).
+#: Interpreted: codec.py (it reads the field types from the sources, since mypyc erases
 #: the runtime annotations of the classes it compiles); commands.py (a command must take a
 #: wrongly typed field for the rules to refuse it with RuleViolation, where a native class
 #: raises TypeError); config.py (`custom` refuses a wrongly typed host setting with
@@ -42,6 +43,7 @@ WIDE = [
     "libs/engine/trade.py",
     "libs/engine/board.py",
     "libs/engine/cards.py",
+    "libs/engine/rng.py",
 ]
 
 ext_modules = []
