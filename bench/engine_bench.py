@@ -21,7 +21,7 @@ import sys
 import time
 
 from bots import make_bot
-from engine import apply, new_game, preset
+from engine import apply, native, new_game, preset
 from engine.rng import draw
 from sim.runner import DEFAULT_ROUND_CAP, DEFAULT_THINK_MS, RunSpec, game_seed, simulate
 
@@ -92,9 +92,10 @@ def main() -> int:
         parser.error("--runs must be at least 3 (the table reports medians)")
 
     print(__doc__.strip())
+    build = "compiled with mypyc (make compile)" if native.is_compiled() else "pure Python (no native build)"
     print(
         f"\n{args.games} games x {args.runs} runs per row, heuristic bots (4, Duel 3), seed {args.seed}, "
-        f"python {sys.version.split()[0]}\n",
+        f"python {sys.version.split()[0]}, engine and bots {build}\n",
         flush=True,
     )
     header = (

@@ -16,7 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "libs"))
 
-from engine import COMMAND_TYPES, EVENT_TYPES  # noqa: E402
+from engine import COMMAND_TYPES, EVENT_TYPES, codec  # noqa: E402
 
 SCALARS = {int: "int64", str: "string", bool: "bool", float: "double"}
 
@@ -47,7 +47,7 @@ def render(kind: str, types: dict[str, type], doc: str) -> str:
     ]
     for name in sorted(types):
         cls = types[name]
-        hints = typing.get_type_hints(cls)
+        hints = codec.field_types(cls)  # as declared in the source, compiled or not
         lines.append(f"message {name} {{")
         for number, f in enumerate((f for f in dataclasses.fields(cls) if f.init), start=1):
             lines.append(f"  {_field(f.name, hints[f.name])} = {number};")

@@ -5,7 +5,14 @@ OpenSpiel-style API: `new_game` -> state and its first events;
 `RuleViolation` with a rule ID); `evolve(state, event)`; `replay(events)`.
 `apply` is `decide` + `evolve` in one pass, the fast path for simulation.
 Time enters only as `Tick(now)` commands (E1-E6).
+
+`make compile` builds most modules with mypyc (see setup.py); `native.is_compiled()`
+tells which build runs.
 """
+
+from . import native  # first: it refuses a native build older than its sources
+
+# isort: split
 
 from . import codec
 from .auction import AuctionSettled, AuctionStarted, Bid, BidPassed, BidPlaced, PassBid, SettleAuction
@@ -254,6 +261,7 @@ __all__ = [
     "decide",
     "evolve",
     "legal_commands",
+    "native",
     "new_game",
     "next_deadline",
     "pause_commands",

@@ -9,23 +9,28 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mypy_extensions import mypyc_attr
+
 from .commands import Command
 from .errors import RuleViolation
 from .events import Event
 from .state import BANK, AuctionState
 
 
+@mypyc_attr(native_class=False)  # a command takes any value: the rules refuse wrong types
 @dataclass(slots=True)
 class Bid(Command):
     seat: int
     amount: int
 
 
+@mypyc_attr(native_class=False)  # a command takes any value: the rules refuse wrong types
 @dataclass(slots=True)
 class PassBid(Command):
     seat: int
 
 
+@mypyc_attr(native_class=False)  # a command takes any value: the rules refuse wrong types
 @dataclass(slots=True)
 class SettleAuction(Command):
     """An auction service's result (external auctions): sent by the platform, never by a player."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cache
 
 
 class Kind(StrEnum):
@@ -155,6 +156,7 @@ _ONLINE_GROUPS = (
 )
 
 
+@cache  # a value: every table shares the one board (building it cost ~5k instructions a turn)
 def online_board() -> Board:
     """B2: the classic board x10 with the online corners and six chance squares."""
     k = 10
@@ -188,6 +190,7 @@ _CLASSIC_GROUPS = ("brown", "light blue", "pink", "orange", "red", "yellow", "gr
 _RAILROAD_NAMES = {5: "Reading Railroad", 15: "Pennsylvania Railroad", 25: "B. & O. Railroad", 35: "Short Line"}
 
 
+@cache  # a value: every hasbro table shares the one board
 def hasbro_board() -> Board:
     """B3, B4: the US classic board with the hasbro amounts."""
     squares: dict[int, Square] = {}

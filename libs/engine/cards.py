@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from functools import cache
 
 
 class Effect(StrEnum):
@@ -42,6 +43,7 @@ class Card:
 CHEST_BASE = 100
 
 
+@cache  # a value (a tuple of frozen cards): built once
 def online_chance_deck() -> tuple[Card, ...]:
     """C4: the project's 20 chance cards, amounts in the x10 scale of C1-C2."""
     e = Effect
@@ -69,6 +71,7 @@ def online_chance_deck() -> tuple[Card, ...]:
     )
 
 
+@cache  # a value (a tuple of frozen cards): built once
 def duel_chance_deck() -> tuple[Card, ...]:
     """C4 (Duel): the 20 cards and a 21st that destroys a building."""
     return (
@@ -77,6 +80,7 @@ def duel_chance_deck() -> tuple[Card, ...]:
     )
 
 
+@cache  # a value (a tuple of frozen cards): built once
 def hasbro_chance_deck() -> tuple[Card, ...]:
     """C1: the 16 Chance cards of the US classic game."""
     e = Effect
@@ -104,6 +108,7 @@ def hasbro_chance_deck() -> tuple[Card, ...]:
     )
 
 
+@cache  # a value (a tuple of frozen cards): built once
 def hasbro_chest_deck() -> tuple[Card, ...]:
     """C2: the 16 Community Chest cards of the US classic game (ids from `CHEST_BASE`)."""
     e = Effect

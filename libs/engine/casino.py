@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mypy_extensions import mypyc_attr
+
 from . import rng
 from .commands import Command
 from .config import CasinoRules
@@ -16,17 +18,20 @@ from .errors import RuleViolation
 from .events import Event
 
 
+@mypyc_attr(native_class=False)  # a command takes any value: the rules refuse wrong types
 @dataclass(slots=True)
 class PlaceBet(Command):
     seat: int
     numbers: tuple[int, ...]
 
 
+@mypyc_attr(native_class=False)  # a command takes any value: the rules refuse wrong types
 @dataclass(slots=True)
 class DeclineBet(Command):
     seat: int
 
 
+@mypyc_attr(native_class=False)  # a command takes any value: the rules refuse wrong types
 @dataclass(slots=True)
 class SettleBet(Command):
     """A casino service's settled bet (external casino): sent by the platform, never by a player.
@@ -77,10 +82,16 @@ class BetDeclined(Event):
 DRAWS_PER_BET = 2
 
 
+_FACES = (1, 2, 3, 4, 5, 6)
+
+
 def check_numbers(numbers: tuple[int, ...], rules: CasinoRules) -> None:
-    if not isinstance(numbers, (tuple, list)) or not 1 <= len(numbers) <= rules.max_numbers:
+    # The numbers are read untyped: compiled (make compile), an int-typed read of "1" would raise
+    # TypeError, and of True would read 1, before the rule could refuse either.
+    picked: tuple[object, ...] = numbers
+    if not isinstance(picked, (tuple, list)) or not 1 <= len(picked) <= rules.max_numbers:
         raise RuleViolation("K1", f"pick 1 to {rules.max_numbers} numbers")
-    if len(set(numbers)) != len(numbers) or any(type(n) is not int or not 1 <= n <= 6 for n in numbers):
+    if len(set(picked)) != len(picked) or any(type(n) is not int or n not in _FACES for n in picked):
         raise RuleViolation("K1", "the numbers must be distinct, from 1 to 6")
 
 

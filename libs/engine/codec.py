@@ -1,15 +1,23 @@
 """JSON round trip for events, commands, configs and table state.
 
-One generic codec over the dataclasses' type hints: a value is written as
+One generic codec over the dataclasses' field types: a value is written as
 plain JSON (dataclasses as objects, tuples as lists, enums as their value)
 and read back into the exact types, so `from_json(to_json(x)) == x`.
 Events and commands carry their type name under the key ``"type"``.
+
+The field types are read from the classes' source (`field_types`), not from
+their runtime annotations: the native build (`make compile`) erases those
+(`tuple[int, ...]` reads as `tuple`), and the codec, the wire format and the
+proto generator must see the same types compiled or not.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import importlib.machinery
 import json
+import sys
 import types
 import typing
 from enum import Enum
@@ -24,8 +32,55 @@ from .state import TableState
 
 @cache
 def _fields(cls: type) -> tuple[tuple[str, Any], ...]:
-    hints = typing.get_type_hints(cls)
+    hints = field_types(cls)
     return tuple((f.name, hints[f.name]) for f in dataclasses.fields(cls) if f.init)
+
+
+@cache
+def field_types(cls: type) -> dict[str, Any]:
+    """The declared type of each field of a dataclass, as `typing.get_type_hints` gives it.
+
+    Read from the source of the class and its bases (the annotated assignments
+    in the class body, `ClassVar`s left out) and evaluated in the module's
+    namespace, so a class compiled with mypyc, whose runtime annotations are
+    erased, gives the same types as the interpreted one.
+    """
+    hints: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__[:-1]):  # bases first: a subclass's declaration wins
+        module = sys.modules[klass.__module__]
+        for name, annotation in _declared(_source_path(module), klass.__qualname__).items():
+            hints[name] = eval(annotation, vars(module))  # the project's own source, as get_type_hints does
+    return hints
+
+
+def _source_path(module: types.ModuleType) -> str:
+    path = module.__file__ or ""
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        if path.endswith(suffix):  # the native build: its source lies next to it
+            return path.removesuffix(suffix) + ".py"
+    return path
+
+
+@cache
+def _declared(path: str, qualname: str) -> dict[str, str]:
+    """The field annotations (source text) of the class `qualname` defined in the file at `path`."""
+    body: list[ast.stmt] = _parse(path).body
+    for part in qualname.split("."):
+        (node,) = [n for n in body if isinstance(n, ast.ClassDef) and n.name == part]
+        body = node.body
+    out = {}
+    for stmt in body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            annotation = ast.unparse(stmt.annotation)
+            if not annotation.startswith(("ClassVar", "typing.ClassVar")):
+                out[stmt.target.id] = annotation
+    return out
+
+
+@cache
+def _parse(path: str) -> ast.Module:
+    with open(path, encoding="utf-8") as source:
+        return ast.parse(source.read(), path)
 
 
 def to_data(value: Any) -> Any:

@@ -7,7 +7,9 @@ the auction, trade and casino sub-protocols live in their own modules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 from .config import TableConfig
 
@@ -21,6 +23,10 @@ class Event:
     """
 
     __slots__ = ()
+    #: `(state, event) -> None`: applies an event of this class to the state, set on each
+    #: class by the rules (game.py). Declared so that the native build (make compile) lets
+    #: the class take it.
+    _evolve: ClassVar[Callable[..., None]]
 
 
 @dataclass(slots=True)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mypy_extensions import mypyc_attr
+
 from .board import Kind
 from .commands import Command
 from .errors import RuleViolation
@@ -16,6 +18,7 @@ from .events import Event
 from .state import TableState, TradeOffer
 
 
+@mypyc_attr(native_class=False)  # a command takes any value: the rules refuse wrong types
 @dataclass(slots=True)
 class ProposeTrade(Command):
     seat: int
@@ -29,18 +32,21 @@ class ProposeTrade(Command):
     take_cards: tuple[int, ...] = ()
 
 
+@mypyc_attr(native_class=False)  # a command takes any value: the rules refuse wrong types
 @dataclass(slots=True)
 class AcceptTrade(Command):
     seat: int
     trade_id: int
 
 
+@mypyc_attr(native_class=False)  # a command takes any value: the rules refuse wrong types
 @dataclass(slots=True)
 class DeclineTrade(Command):
     seat: int
     trade_id: int
 
 
+@mypyc_attr(native_class=False)  # a command takes any value: the rules refuse wrong types
 @dataclass(slots=True)
 class ExecuteTrade(Command):
     """A trade the counterparty accepted at a trade service (external trades).

@@ -30,7 +30,7 @@ def _snake(name: str) -> str:
 @cache
 def _fields(cls: Any) -> tuple[tuple[str, str, Any], ...]:
     """(dataclass field, proto field, how) for each field: how is 'scalar', 'repeated' or a JSON type."""
-    hints = typing.get_type_hints(cls)
+    hints = codec.field_types(cls)  # from the source: the native build erases runtime annotations
     out = []
     for f in dataclasses.fields(cls):
         if not f.init:

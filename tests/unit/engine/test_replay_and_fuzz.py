@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-import typing
 from collections import Counter
 from typing import Any
 
@@ -128,7 +127,7 @@ def random_junk(state: TableState, rnd: random.Random) -> Command:
     """A command of any type with random (mostly wrong) arguments, built through the codec."""
     name = rnd.choice(sorted(engine.COMMAND_TYPES))
     cls = engine.COMMAND_TYPES[name]
-    hints = typing.get_type_hints(cls)
+    hints = codec.field_types(cls)
     data: dict[str, Any] = {"type": name}
     for f in dataclasses.fields(cls):
         tp = hints[f.name]

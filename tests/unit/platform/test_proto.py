@@ -89,11 +89,12 @@ def _zero(tp: object) -> object:
 def test_values_whose_fields_are_all_defaults_keep_their_type_on_the_wire(registry: dict[str, type]) -> None:
     """proto3 sends no bytes for default scalars: the oneof case alone must say which event or command it is."""
     import dataclasses
-    import typing
+
+    from engine import codec
 
     checked = 0
     for cls in registry.values():
-        hints = typing.get_type_hints(cls)
+        hints = codec.field_types(cls)
         values = {f.name: _zero(hints[f.name]) for f in dataclasses.fields(cls)}
         if any(v is None for v in values.values()):
             continue  # a field carried as JSON (a config): never all-default
