@@ -283,9 +283,11 @@ class BotTable:
         stub = self.services.auction
         assert stub is not None and self.state is not None
         request = auction_pb2.GetAuctionRequest(table_id=self.table_id, auction_id=auction_id)
+        view: auction_pb2.AuctionView | None = None  # the auction as the last answer showed it
         while not self._stopped and self.state.seq == seq:
             try:
-                view = await stub.GetAuction(request, timeout=30)
+                if view is None:
+                    view = await stub.GetAuction(request, timeout=30)
             except grpc.aio.AioRpcError as exc:
                 if exc.code() == grpc.StatusCode.UNAVAILABLE:  # restarting
                     self.unavailable += 1
@@ -295,13 +297,11 @@ class BotTable:
                     raise
                 await asyncio.sleep(POLL_S)
                 continue
-            if view.status != "open":
-                await asyncio.sleep(POLL_S)  # settled there: the table's events follow
+            if view.status != "open" or view.bidder not in self._bots:
+                view = None
+                await asyncio.sleep(POLL_S)  # settled there (the table's events follow), or not our bidder
                 continue
             seat = view.bidder
-            if seat not in self._bots:
-                await asyncio.sleep(POLL_S)
-                continue
             if self.think_s:
                 await asyncio.sleep(self.think_s)
             local = self.state.copy()
@@ -320,15 +320,16 @@ class BotTable:
                         amount=move.amount,
                         seat_token=self.tokens[seat],
                     )
-                    await stub.PlaceBid(bid, timeout=30)
+                    view = await stub.PlaceBid(bid, timeout=30)
                 else:
                     assert isinstance(move, PassBid), move
                     passing = auction_pb2.PassRequest(
                         table_id=self.table_id, auction_id=auction_id, seat=seat, seat_token=self.tokens[seat]
                     )
-                    await stub.Pass(passing, timeout=30)
+                    view = await stub.Pass(passing, timeout=30)
                 self.service_moves["auction"] += 1
             except grpc.aio.AioRpcError as exc:
+                view = None
                 if exc.code() == grpc.StatusCode.UNAVAILABLE:
                     self.unavailable += 1
                     await asyncio.sleep(RETRY_S)

@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import logging
 
-from faststream.nats import NatsRouter
-
 from engine import AuctionSettled, AuctionStarted, PlayerBankrupt
 from monopoly.v1 import common_pb2
 from servicekit import bus
-from servicekit.consumers import durable_consumer
+from servicekit.consumers import Consumers, durable_consumer
 from servicekit.wire import event_from_proto
 
 from .auctions import Auctions
@@ -57,14 +55,14 @@ async def handle_batch(auctions: Auctions, body: bytes) -> None:
             await auctions.game_ended(table_id)
 
 
-def build_router(auctions: Auctions) -> NatsRouter:
-    router = NatsRouter()
+def build_consumers(auctions: Auctions) -> Consumers:
+    consumers = Consumers()
 
-    @durable_consumer(router, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    @durable_consumer(consumers, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
     async def on_table_events(body: bytes) -> None:
         await handle_batch(auctions, body)
 
-    return router
+    return consumers
 
 
-__all__ = ["DURABLE", "build_router", "handle_batch"]
+__all__ = ["DURABLE", "build_consumers", "handle_batch"]

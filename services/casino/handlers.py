@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import logging
 
-from faststream.nats import NatsRouter
 from google.protobuf.message import DecodeError
 
 from engine.casino import CasinoOpened
 from engine.events import GameResumed, PlayerBankrupt
 from monopoly.v1 import common_pb2
 from servicekit import bus
-from servicekit.consumers import durable_consumer
+from servicekit.consumers import Consumers, durable_consumer
 from servicekit.errors import BadRequest
 from servicekit.wire import event_from_proto
 
@@ -67,10 +66,10 @@ async def handle_envelope(casino: Casino, env: common_pb2.Envelope) -> None:
         await casino.pause(table_id, env.seq, False, event.paused_ms // scale)
 
 
-def make_router(casino: Casino) -> NatsRouter:
-    router = NatsRouter()
+def build_consumers(casino: Casino) -> Consumers:
+    consumers = Consumers()
 
-    @durable_consumer(router, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    @durable_consumer(consumers, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
     async def on_table_events(body: bytes) -> None:
         try:
             batch = common_pb2.EventBatch.FromString(body)
@@ -80,4 +79,4 @@ def make_router(casino: Casino) -> NatsRouter:
         for env in batch.events:
             await handle_envelope(casino, env)
 
-    return router
+    return consumers

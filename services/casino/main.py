@@ -12,15 +12,13 @@ import logging
 import signal
 from pathlib import Path
 
-from faststream.nats import NatsBroker
-
 from servicekit import bus, db, grpcserver, metrics
 from servicekit.outbox import Relay
 from servicekit.settings import Settings
 
 from .api import SERVICE_NAME, CasinoService, register
 from .bets import Casino
-from .handlers import make_router
+from .handlers import build_consumers
 
 log = logging.getLogger("casino")
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -37,9 +35,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     casino.relay_wake = relay.wake
     relay_task = asyncio.create_task(relay.run(), name="outbox-relay")
     recovered = await casino.recover()
-    broker = NatsBroker(settings.nats_url, log_level=logging.DEBUG)  # a log line per message is too many
-    broker.include_router(make_router(casino))
-    await broker.start()
+    consumers = build_consumers(casino)
+    await consumers.start(js)
     server, port, _ = await grpcserver.start_server(
         settings.host,
         settings.casino_grpc_port,
@@ -59,7 +56,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.stop(grace=2)
-    await broker.stop()
+    await consumers.stop()
     casino.stop()
     relay.stop()
     await relay_task

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import logging
 
-from faststream.nats import NatsRouter
 from google.protobuf.message import DecodeError
 
 from engine.events import GameEnded
 from monopoly.v1 import common_pb2
 from servicekit import bus
-from servicekit.consumers import durable_consumer
+from servicekit.consumers import Consumers, durable_consumer
 from servicekit.wire import event_from_proto
 
 from .matcher import Matchmaker
@@ -36,10 +35,10 @@ async def handle_batch(mm: Matchmaker, batch: common_pb2.EventBatch) -> None:
             await mm.finish(env.table_id, event.winner, list(event.places))
 
 
-def make_router(mm: Matchmaker) -> NatsRouter:
-    router = NatsRouter()
+def build_consumers(mm: Matchmaker) -> Consumers:
+    consumers = Consumers()
 
-    @durable_consumer(router, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    @durable_consumer(consumers, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
     async def on_table_events(body: bytes) -> None:
         try:
             batch = common_pb2.EventBatch.FromString(body)
@@ -48,4 +47,4 @@ def make_router(mm: Matchmaker) -> NatsRouter:
             return
         await handle_batch(mm, batch)
 
-    return router
+    return consumers

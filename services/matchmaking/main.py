@@ -18,7 +18,7 @@ import signal
 from pathlib import Path
 
 import grpc
-from faststream.nats import JStream, NatsBroker
+from faststream.nats import JStream
 from nats.js.api import RetentionPolicy, StorageType
 
 from engine.config import SUB_PROTOCOLS
@@ -28,7 +28,7 @@ from servicekit.outbox import Relay
 from servicekit.settings import Settings
 
 from .api import SERVICE_NAME, MatchmakingService, register
-from .handlers import make_router
+from .handlers import build_consumers
 from .matcher import Matchmaker, RatingLookup
 from .queues import Rules
 
@@ -94,9 +94,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     mm.relay_wake = relay.wake
     relay_task = asyncio.create_task(relay.run(), name="outbox-relay")
     matcher_task = asyncio.create_task(mm.run(), name="matcher")
-    broker = NatsBroker(settings.nats_url, log_level=logging.DEBUG)  # a log line per message is too many
-    broker.include_router(make_router(mm))
-    await broker.start()
+    consumers = build_consumers(mm)
+    await consumers.start(js)
     server, port, _ = await grpcserver.start_server(
         settings.host,
         settings.matchmaking_grpc_port,
@@ -116,7 +115,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.stop(grace=2)
-    await broker.stop()
+    await consumers.stop()
     mm.stop()
     await matcher_task
     relay.stop()

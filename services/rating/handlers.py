@@ -22,13 +22,13 @@ from __future__ import annotations
 
 import logging
 
-from faststream.nats import JStream, NatsRouter
+from faststream.nats import JStream
 from google.protobuf.message import DecodeError
 from nats.js.api import RetentionPolicy, StorageType
 
 from monopoly.v1 import common_pb2, matchmaking_pb2
 from servicekit import bus
-from servicekit.consumers import durable_consumer
+from servicekit.consumers import Consumers, durable_consumer
 
 from .games import Games
 
@@ -54,10 +54,10 @@ def formed_subject(table_id: str) -> str:
     return f"monopoly.match.{table_id}.formed"
 
 
-def make_router(games: Games) -> NatsRouter:
-    router = NatsRouter()
+def build_consumers(games: Games) -> Consumers:
+    consumers = Consumers()
 
-    @durable_consumer(router, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    @durable_consumer(consumers, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
     async def on_table_events(body: bytes) -> None:
         try:
             batch = common_pb2.EventBatch.FromString(body)
@@ -66,7 +66,7 @@ def make_router(games: Games) -> NatsRouter:
             return
         await games.on_batch(batch.events)
 
-    @durable_consumer(router, "monopoly.match.*.formed", MATCH_EVENTS, MATCH_DURABLE)
+    @durable_consumer(consumers, "monopoly.match.*.formed", MATCH_EVENTS, MATCH_DURABLE)
     async def on_match_events(body: bytes) -> None:
         try:
             event = matchmaking_pb2.MatchEvent.FromString(body)
@@ -75,4 +75,4 @@ def make_router(games: Games) -> NatsRouter:
             return
         await games.on_match(event)
 
-    return router
+    return consumers

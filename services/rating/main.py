@@ -16,7 +16,6 @@ import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from faststream.nats import NatsBroker
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 
@@ -25,7 +24,7 @@ from servicekit.settings import Settings
 
 from .api import SERVICE_NAME, RatingService, register
 from .games import Games
-from .handlers import MATCH_EVENTS, formed_subject, make_router
+from .handlers import MATCH_EVENTS, build_consumers, formed_subject
 from .ratings import Thresholds
 
 log = logging.getLogger("rating")
@@ -54,9 +53,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     nc, js = await bus.connect(settings.nats_url)  # declares the streams the consumers read
     await bus.ensure_stream(js, MATCH_EVENTS)
     games = Games(pool, thresholds, formed_reader(js))
-    broker = NatsBroker(settings.nats_url, log_level=logging.DEBUG)  # a log line per message is too many
-    broker.include_router(make_router(games))
-    await broker.start()
+    consumers = build_consumers(games)
+    await consumers.start(js)
     server, port, _ = await grpcserver.start_server(
         settings.host,
         settings.rating_grpc_port,
@@ -76,7 +74,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.stop(grace=2)
-    await broker.stop()
+    await consumers.stop()
     await nc.drain()
     await pool.close()
 

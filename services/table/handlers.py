@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import logging
 
-from faststream.nats import NatsRouter
 from prometheus_client import Counter
 
 from engine import BANK, Command, RuleViolation, SettleAuction, SettleBet
 from monopoly.v1 import auction_pb2, casino_pb2
 from servicekit import bus
-from servicekit.consumers import durable_consumer
+from servicekit.consumers import Consumers, durable_consumer
 from servicekit.errors import NotFound
 
 from .tables import Tables
@@ -29,10 +28,10 @@ log = logging.getLogger(__name__)
 RESULTS = Counter("table_results_total", "Sub-protocol results consumed, by kind and outcome", ["kind", "outcome"])
 
 
-def build_router(tables: Tables) -> NatsRouter:
-    router = NatsRouter()
+def build_consumers(tables: Tables) -> Consumers:
+    consumers = Consumers()
 
-    @durable_consumer(router, "monopoly.auction.*.events", bus.AUCTION_EVENTS, "table-auction-results")
+    @durable_consumer(consumers, "monopoly.auction.*.events", bus.AUCTION_EVENTS, "table-auction-results")
     async def on_auction_event(body: bytes) -> None:
         event = auction_pb2.AuctionEvent.FromString(body)
         if event.type != "settled":
@@ -40,7 +39,7 @@ def build_router(tables: Tables) -> NatsRouter:
         command = SettleAuction(BANK, event.auction_id, event.winner, event.price)
         await _apply(tables, event.table_id, command, f"auction:{event.table_id}:{event.auction_id}")
 
-    @durable_consumer(router, "monopoly.casino.*.events", bus.CASINO_EVENTS, "table-casino-results")
+    @durable_consumer(consumers, "monopoly.casino.*.events", bus.CASINO_EVENTS, "table-casino-results")
     async def on_casino_event(body: bytes) -> None:
         bet = casino_pb2.CasinoEvent.FromString(body).bet
         if bet.status == "settled":
@@ -51,7 +50,7 @@ def build_router(tables: Tables) -> NatsRouter:
             return
         await _apply(tables, bet.table_id, command, f"casino:{bet.bet_id}")
 
-    return router
+    return consumers
 
 
 async def _apply(tables: Tables, table_id: str, command: Command, command_id: str) -> None:

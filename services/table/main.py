@@ -13,14 +13,12 @@ import logging
 import signal
 from pathlib import Path
 
-from faststream.nats import NatsBroker
-
 from servicekit import bus, db, grpcserver, metrics
 from servicekit.outbox import Relay
 from servicekit.settings import Settings
 
 from .api import SERVICE_NAME, TableService, register
-from .handlers import build_router
+from .handlers import build_consumers
 from .tables import Tables
 
 log = logging.getLogger("table")
@@ -38,9 +36,8 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     tables.relay_wake = relay.wake
     relay_task = asyncio.create_task(relay.run(), name="outbox-relay")
     recovered = await tables.recover()
-    broker = NatsBroker(settings.nats_url, log_level=logging.DEBUG)  # a log line per message is too many
-    broker.include_router(build_router(tables))
-    await broker.start()
+    consumers = build_consumers(tables)
+    await consumers.start(js)
     server, port, _ = await grpcserver.start_server(
         settings.host,
         settings.table_grpc_port,
@@ -60,7 +57,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.stop(grace=2)
-    await broker.stop()
+    await consumers.stop()
     await tables.stop()
     relay.stop()
     await relay_task

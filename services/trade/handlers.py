@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import logging
 
-from faststream.nats import NatsRouter
 from google.protobuf.message import DecodeError
 
 from monopoly.v1 import common_pb2
 from servicekit import bus
-from servicekit.consumers import durable_consumer
+from servicekit.consumers import Consumers, durable_consumer
 
 from .trades import Trades
 
@@ -28,10 +27,10 @@ log = logging.getLogger(__name__)
 DURABLE = "trade-table-events"
 
 
-def build_router(trades: Trades) -> NatsRouter:
-    router = NatsRouter()
+def build_consumers(trades: Trades) -> Consumers:
+    consumers = Consumers()
 
-    @durable_consumer(router, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    @durable_consumer(consumers, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
     async def on_table_events(body: bytes) -> None:
         try:
             batch = common_pb2.EventBatch.FromString(body)
@@ -40,4 +39,4 @@ def build_router(trades: Trades) -> NatsRouter:
             return
         await trades.on_table_batch(batch)
 
-    return router
+    return consumers

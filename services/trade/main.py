@@ -13,7 +13,6 @@ import signal
 from pathlib import Path
 
 import grpc
-from faststream.nats import NatsBroker
 
 from monopoly.v1 import table_pb2_grpc
 from servicekit import bus, db, grpcserver, metrics
@@ -21,7 +20,7 @@ from servicekit.outbox import Relay
 from servicekit.settings import Settings
 
 from .api import SERVICE_NAME, TradeService, register
-from .handlers import build_router
+from .handlers import build_consumers
 from .trades import Trades
 
 log = logging.getLogger("trade")
@@ -38,9 +37,9 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     channel = grpc.aio.insecure_channel(settings.table_target)
     trades = Trades(pool, table_pb2_grpc.TableServiceStub(channel), settings.token_secret, relay.wake)
     relay_task = asyncio.create_task(relay.run(), name="outbox-relay")
-    broker = NatsBroker(settings.nats_url, log_level=logging.DEBUG)  # a log line per message is too many
-    broker.include_router(build_router(trades))
-    await broker.start()
+    await trades.load_open()
+    consumers = build_consumers(trades)
+    await consumers.start(js)
     server, port, _ = await grpcserver.start_server(
         settings.host,
         settings.trade_grpc_port,
@@ -60,7 +59,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
             loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await server.stop(grace=2)
-    await broker.stop()
+    await consumers.stop()
     relay.stop()
     await relay_task
     await channel.close()

@@ -123,6 +123,11 @@ async def set_status(
     return _row(r) if r is not None else None
 
 
+async def tables_with_open(conn: asyncpg.Connection) -> set[str]:
+    rows = await conn.fetch("SELECT DISTINCT table_id FROM trades WHERE status = 'open'")
+    return {r["table_id"] for r in rows}
+
+
 async def expire_open(
     conn: asyncpg.Connection, table_id: str, before_seq: int, reason: str, seats: tuple[int, ...] = ()
 ) -> list[TradeRow]:

@@ -126,6 +126,14 @@ class Trades:
         self.table = table
         self.service_token = auth.service_token(token_secret, "trade")
         self.wake = wake  # the outbox relay, after each commit that wrote to the outbox
+        #: Tables that may have an open proposal: most table batches (a turn ending with nothing
+        #: proposed) then cost no Postgres round trip. Filled by `load_open` at start and by every
+        #: proposal; one instance of the service owns the proposals (like the table service its tables).
+        self.maybe_open: set[str] = set()
+
+    async def load_open(self) -> None:
+        async with self.pool.acquire() as conn:
+            self.maybe_open = await store.tables_with_open(conn)
 
     # -- reading the table -------------------------------------------------------------
 
@@ -184,6 +192,7 @@ class Trades:
                 await store.save_counter(
                     conn, table_id, store.Counter(counter.next_trade_id + 1, state.turn_no, used + 1)
                 )
+                self.maybe_open.add(table_id)
                 await store.insert_trade(conn, row)
                 await self._publish(conn, row)
         except RuleViolation as exc:
@@ -261,6 +270,8 @@ class Trades:
         watched = [env for env in batch.events if env.type in WATCHED]
         if not watched:
             return 0
+        if all(env.type != "TradeExecuted" and env.table_id not in self.maybe_open for env in watched):
+            return 0  # most turns end with nothing proposed: no Postgres round trip
         changed: list[TradeRow] = []
         async with self.pool.acquire() as conn, conn.transaction():
             for env in watched:

@@ -75,11 +75,11 @@ async def test_a_durable_consumer_handles_in_order_acks_after_success_and_redeli
 ) -> None:
     import asyncio
 
-    from faststream.nats import JStream, NatsBroker, NatsRouter
+    from faststream.nats import JStream
     from nats.js.api import RetentionPolicy, StorageType
 
     from servicekit.bus import ensure_stream
-    from servicekit.consumers import durable_consumer
+    from servicekit.consumers import Consumers, durable_consumer
 
     name = f"CONSUMERTEST{secrets.token_hex(3).upper()}"
     spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
@@ -87,9 +87,9 @@ async def test_a_durable_consumer_handles_in_order_acks_after_success_and_redeli
     await ensure_stream(js, spec)
     handled: list[int] = []
     failures = 0
-    router = NatsRouter()
+    consumers = Consumers()
 
-    @durable_consumer(router, f"{name.lower()}.*", spec, f"{name.lower()}-durable", max_deliver=5)
+    @durable_consumer(consumers, f"{name.lower()}.*", spec, f"{name.lower()}-durable", max_deliver=5)
     async def handle(body: bytes) -> None:
         nonlocal failures
         n = int(body)
@@ -101,16 +101,14 @@ async def test_a_durable_consumer_handles_in_order_acks_after_success_and_redeli
 
     for n in range(10):
         await js.publish(f"{name.lower()}.t", str(n).encode())
-    broker = NatsBroker(server_urls[0], log_level=10)
-    broker.include_router(router)
-    await broker.start()
+    await consumers.start(js)
     try:
         for _ in range(200):
             if len(handled) == 10:
                 break
             await asyncio.sleep(0.05)
     finally:
-        await broker.stop()
+        await consumers.stop()
     assert sorted(handled) == list(range(10))  # nothing lost, nothing twice
     assert [n for n in handled if n != 5] == [0, 1, 2, 3, 4, 6, 7, 8, 9]  # in stream order
     # the failing one came back after its delay (a failure may reorder it behind later messages)
