@@ -1,7 +1,7 @@
 """NATS JetStream: the stream every table event goes to, declared in code.
 
-FastStream is the services' framework for consuming events (durable
-consumers, explicit acks); the stream itself is declared here from one spec so
+Services consume with `servicekit.consumers` (durable pull consumers, explicit
+acks); each stream is declared here from one spec (a FastStream `JStream`) so
 that publishers, consumers and operators agree on it.
 """
 
