@@ -11,10 +11,8 @@ Tables are created with the clock scale CLOCK_SCALE.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
-import signal
 from pathlib import Path
 
 import grpc
@@ -23,7 +21,7 @@ from nats.js.api import RetentionPolicy, StorageType
 
 from engine.config import SUB_PROTOCOLS
 from monopoly.v1 import rating_pb2, rating_pb2_grpc, table_pb2_grpc
-from servicekit import bus, db, grpcserver, metrics
+from servicekit import bus, db, grpcserver, lifecycle, metrics
 from servicekit.outbox import Relay
 from servicekit.settings import Settings
 
@@ -108,12 +106,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     print(f"matchmaking service ready on {settings.host}:{port}", flush=True)
     if ready is not None:
         ready.set()
-    stop = stop or asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    await lifecycle.until_stopped(stop)
     await server.stop(grace=2)
     await consumers.stop()
     mm.stop()
@@ -128,8 +121,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    asyncio.run(serve(Settings.from_env()))
+    lifecycle.run(serve)
 
 
 if __name__ == "__main__":

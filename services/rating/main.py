@@ -10,16 +10,14 @@ lower it; R1's 10 rounds stay.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import signal
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 
-from servicekit import bus, db, grpcserver, metrics
+from servicekit import bus, db, grpcserver, lifecycle, metrics
 from servicekit.settings import Settings
 
 from .api import SERVICE_NAME, RatingService, register
@@ -67,12 +65,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     print(f"rating service ready on {settings.host}:{port}", flush=True)
     if ready is not None:
         ready.set()
-    stop = stop or asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    await lifecycle.until_stopped(stop)
     await server.stop(grace=2)
     await consumers.stop()
     await nc.drain()
@@ -80,8 +73,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    asyncio.run(serve(Settings.from_env()))
+    lifecycle.run(serve)
 
 
 if __name__ == "__main__":

@@ -7,13 +7,11 @@ Run: `python -m services.table.main` with NATS_URL and DATABASE_URL set
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import logging
-import signal
 from pathlib import Path
 
-from servicekit import bus, db, grpcserver, metrics
+from servicekit import bus, db, grpcserver, lifecycle, metrics
 from servicekit.outbox import Relay
 from servicekit.settings import Settings
 
@@ -50,12 +48,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     print(f"table service ready on {settings.host}:{port} ({recovered} tables resumed)", flush=True)
     if ready is not None:
         ready.set()
-    stop = stop or asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    await lifecycle.until_stopped(stop)
     await server.stop(grace=2)
     await consumers.stop()
     await tables.stop()
@@ -66,11 +59,10 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     # Long-lived table states make the default young-generation collections frequent and slow;
     # larger thresholds cut those pauses (the p99 of SubmitCommand) at no cost in memory that matters.
     gc.set_threshold(50_000, 20, 20)
-    asyncio.run(serve(Settings.from_env()))
+    lifecycle.run(serve)
 
 
 if __name__ == "__main__":

@@ -7,15 +7,13 @@ Run: `python -m services.trade.main` with NATS_URL, DATABASE_URL and TABLE_TARGE
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import signal
 from pathlib import Path
 
 import grpc
 
 from monopoly.v1 import table_pb2_grpc
-from servicekit import bus, db, grpcserver, metrics
+from servicekit import bus, db, grpcserver, lifecycle, metrics
 from servicekit.outbox import Relay
 from servicekit.settings import Settings
 
@@ -52,12 +50,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     print(f"trade service ready on {settings.host}:{port}", flush=True)
     if ready is not None:
         ready.set()
-    stop = stop or asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, stop.set)
-    await stop.wait()
+    await lifecycle.until_stopped(stop)
     await server.stop(grace=2)
     await consumers.stop()
     relay.stop()
@@ -68,8 +61,7 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    asyncio.run(serve(Settings.from_env()))
+    lifecycle.run(serve)
 
 
 if __name__ == "__main__":
