@@ -80,6 +80,7 @@ class Consumers:
 
     consumers: list[_Consumer] = field(default_factory=list)
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    _subscriptions: list[JetStreamContext.PullSubscription] = field(default_factory=list)
     _handling: int = 0
     _stopping: bool = False
 
@@ -93,6 +94,7 @@ class Consumers:
                 max_deliver=c.max_deliver,
             )
             sub = await js.pull_subscribe(c.subject, durable=c.durable, stream=c.stream.name, config=config)
+            self._subscriptions.append(sub)
             self._tasks.append(asyncio.create_task(self._run(c, sub), name=f"consumer-{c.durable}"))
 
     async def stop(self) -> None:
@@ -105,6 +107,11 @@ class Consumers:
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        # A fetch cancelled mid-way may leave its answer queued on the subscription, and NATS's drain
+        # would wait for someone to read it: unsubscribe (the messages are redelivered, unacked).
+        for sub in self._subscriptions:
+            with contextlib.suppress(Exception):
+                await sub.unsubscribe()
 
     async def _run(self, c: _Consumer, sub: JetStreamContext.PullSubscription) -> None:
         while not self._stopping:
