@@ -777,14 +777,14 @@ def _do_propose(ctx: _Ctx, cmd: ProposeTrade) -> None:
 def _do_accept(ctx: _Ctx, cmd: AcceptTrade) -> None:
     o = ctx.state.trade
     assert o is not None
+    _execute_trade(ctx, o)
+
+
+def _execute_trade(ctx: _Ctx, o: TradeOffer) -> None:
+    """The trade's money and squares (T2), then its jail cards and M4's fee for each mortgaged square."""
     ctx.emit(
         TradeExecuted(o.trade_id, o.proposer, o.counterparty, o.give_cash, o.give_squares, o.take_cash, o.take_squares)
     )
-    _after_trade(ctx, o)
-
-
-def _after_trade(ctx: _Ctx, o: TradeOffer) -> None:
-    """T2: the jail cards of the trade; M4: a fee for every mortgaged square received."""
     if o.give_cards or o.take_cards:
         ctx.emit(JailCardsTraded(o.trade_id, o.proposer, o.counterparty, o.give_cards, o.take_cards))
     state = ctx.state
@@ -892,30 +892,11 @@ def _check_execute_trade(state: TableState, cmd: ExecuteTrade) -> None:
         raise RuleViolation("T1", f"the proposal lapsed: turn {cmd.turn_no} is over")
     if cmd.seat != state.current or state.phase not in _TRADE_WINDOWS:
         raise RuleViolation("T1", f"the proposal lapsed: seat {cmd.seat} can no longer trade this turn")
-    validate_terms(state, _offer_of_execution(cmd), teammates(state, cmd.seat, cmd.counterparty))
-
-
-def _offer_of_execution(cmd: ExecuteTrade) -> TradeOffer:
-    if not isinstance(cmd.give_squares, (tuple, list)) or not isinstance(cmd.take_squares, (tuple, list)):
-        raise RuleViolation("T2", "the squares of each side are a list")
-    return TradeOffer(
-        cmd.trade_id,
-        cmd.seat,
-        cmd.counterparty,
-        cmd.give_cash,
-        tuple(cmd.give_squares),
-        cmd.take_cash,
-        tuple(cmd.take_squares),
-    )
+    validate_terms(state, offer_of(cmd.trade_id, cmd), teammates(state, cmd.seat, cmd.counterparty))
 
 
 def _do_execute_trade(ctx: _Ctx, cmd: ExecuteTrade) -> None:
-    o = _offer_of_execution(cmd)
-    ctx.emit(
-        TradeExecuted(o.trade_id, o.proposer, o.counterparty, o.give_cash, o.give_squares, o.take_cash, o.take_squares)
-    )
-    if ctx.state.config.mortgage_transfer_fee_percent is not None:
-        _after_trade(ctx, o)
+    _execute_trade(ctx, offer_of(cmd.trade_id, cmd))
 
 
 # -- the speed die, choices and Duel's own-mortgage auction (X3, X6, C4) -------------

@@ -64,6 +64,8 @@ class ExecuteTrade(Command):
     give_squares: tuple[int, ...] = ()
     take_cash: int = 0
     take_squares: tuple[int, ...] = ()
+    give_cards: tuple[int, ...] = ()  # T6 (hasbro): Get Out of Jail Free cards
+    take_cards: tuple[int, ...] = ()
 
 
 @dataclass(slots=True)
@@ -94,7 +96,8 @@ class TradeDeclined(Event):
     seat: int
 
 
-def offer_of(trade_id: int, cmd: ProposeTrade) -> TradeOffer:
+def offer_of(trade_id: int, cmd: ProposeTrade | ExecuteTrade) -> TradeOffer:
+    """The terms of a proposal (or of a trade a service agreed), checked for shape (T2)."""
     if not isinstance(cmd.give_squares, (tuple, list)) or not isinstance(cmd.take_squares, (tuple, list)):
         raise RuleViolation("T2", "the squares of each side are a list")
     if not isinstance(cmd.give_cards, (tuple, list)) or not isinstance(cmd.take_cards, (tuple, list)):

@@ -107,7 +107,7 @@ class EndTurn(_message.Message):
     def __init__(self, seat: _Optional[int] = ...) -> None: ...
 
 class ExecuteTrade(_message.Message):
-    __slots__ = ("seat", "trade_id", "counterparty", "turn_no", "give_cash", "give_squares", "take_cash", "take_squares")
+    __slots__ = ("seat", "trade_id", "counterparty", "turn_no", "give_cash", "give_squares", "take_cash", "take_squares", "give_cards", "take_cards")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TRADE_ID_FIELD_NUMBER: _ClassVar[int]
     COUNTERPARTY_FIELD_NUMBER: _ClassVar[int]
@@ -116,6 +116,8 @@ class ExecuteTrade(_message.Message):
     GIVE_SQUARES_FIELD_NUMBER: _ClassVar[int]
     TAKE_CASH_FIELD_NUMBER: _ClassVar[int]
     TAKE_SQUARES_FIELD_NUMBER: _ClassVar[int]
+    GIVE_CARDS_FIELD_NUMBER: _ClassVar[int]
+    TAKE_CARDS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     trade_id: int
     counterparty: int
@@ -124,7 +126,9 @@ class ExecuteTrade(_message.Message):
     give_squares: _containers.RepeatedScalarFieldContainer[int]
     take_cash: int
     take_squares: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, seat: _Optional[int] = ..., trade_id: _Optional[int] = ..., counterparty: _Optional[int] = ..., turn_no: _Optional[int] = ..., give_cash: _Optional[int] = ..., give_squares: _Optional[_Iterable[int]] = ..., take_cash: _Optional[int] = ..., take_squares: _Optional[_Iterable[int]] = ...) -> None: ...
+    give_cards: _containers.RepeatedScalarFieldContainer[int]
+    take_cards: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, seat: _Optional[int] = ..., trade_id: _Optional[int] = ..., counterparty: _Optional[int] = ..., turn_no: _Optional[int] = ..., give_cash: _Optional[int] = ..., give_squares: _Optional[_Iterable[int]] = ..., take_cash: _Optional[int] = ..., take_squares: _Optional[_Iterable[int]] = ..., give_cards: _Optional[_Iterable[int]] = ..., take_cards: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class LiftMortgage(_message.Message):
     __slots__ = ("seat", "square")

@@ -469,6 +469,17 @@ def test_T6_any_two_players_trade_at_any_time_jail_cards_included() -> None:
     refused(t, ProposeTrade(o, x, take_cards=(CHEST_BASE + 4,)), "T2")  # x holds no such card
 
 
+def test_T6_a_trade_agreed_at_the_trade_service_carries_jail_cards_too() -> None:
+    t = table(external=("trade",))
+    c = t.state.current
+    x = other(t.state, c)
+    hand(t.state, c, 8)
+    give(t.state, x, 5)
+    events = t.do(engine.ExecuteTrade(c, 4, x, t.state.turn_no, give_cards=(8,), take_squares=(5,)))
+    assert JailCardsTraded(4, c, x, (8,), ()) in events
+    assert t.state.players[x].jail_cards == [8] and t.state.owner[5] == c
+
+
 # -- D3, D4 -------------------------------------------------------------------------------------------------
 
 
