@@ -42,7 +42,17 @@ def _service_stream(service: str, what: str) -> JStream:
 AUCTION_EVENTS = _service_stream("auction", "auctions opened, bids, passes, settlements")
 TRADE_EVENTS = _service_stream("trade", "proposals, answers, executions, expiries")
 CASINO_EVENTS = _service_stream("casino", "bets placed, declined and settled, pools")
-STREAMS = (TABLE_EVENTS, AUCTION_EVENTS, TRADE_EVENTS, CASINO_EVENTS)
+#: Matches formed and finished: `monopoly.match.<table_id>.formed` / `.finished` (`MatchEvent`).
+MATCH_EVENTS = JStream(
+    name="MONOPOLY_MATCH_EVENTS",
+    description="Every match the matchmaking service formed, and its end",
+    subjects=["monopoly.match.*.*"],
+    retention=RetentionPolicy.LIMITS,
+    storage=StorageType.FILE,
+    duplicate_window=120.0,
+    declare=True,
+)
+STREAMS = (TABLE_EVENTS, AUCTION_EVENTS, TRADE_EVENTS, CASINO_EVENTS, MATCH_EVENTS)
 
 
 def table_subject(table_id: str) -> str:
@@ -59,6 +69,11 @@ def trade_subject(table_id: str) -> str:
 
 def casino_subject(table_id: str) -> str:
     return f"monopoly.casino.{table_id}.events"
+
+
+def match_subject(table_id: str, what: str = "formed") -> str:
+    """`formed` when matchmaking seated the table, `finished` when its game ended."""
+    return f"monopoly.match.{table_id}.{what}"
 
 
 def stream_config(spec: JStream = TABLE_EVENTS) -> StreamConfig:

@@ -16,8 +16,6 @@ import os
 from pathlib import Path
 
 import grpc
-from faststream.nats import JStream
-from nats.js.api import RetentionPolicy, StorageType
 
 from engine.config import SUB_PROTOCOLS
 from monopoly.v1 import rating_pb2, rating_pb2_grpc, table_pb2_grpc
@@ -32,17 +30,6 @@ from .queues import Rules
 
 log = logging.getLogger("matchmaking")
 MIGRATIONS = Path(__file__).parent / "migrations"
-
-#: Matches formed and finished: `monopoly.match.<table_id>.formed` / `.finished` (`MatchEvent`).
-MATCH_EVENTS = JStream(
-    name="MONOPOLY_MATCH_EVENTS",
-    description="Every match the matchmaking service formed, and its end",
-    subjects=["monopoly.match.*.*"],
-    retention=RetentionPolicy.LIMITS,
-    storage=StorageType.FILE,
-    duplicate_window=120.0,
-    declare=True,
-)
 
 
 def rating_of(rating: rating_pb2_grpc.RatingServiceStub) -> RatingLookup:
@@ -75,7 +62,6 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     pool = await db.create_pool(settings.database_url, max_size=8, schema="matchmaking")
     await db.migrate(pool, "matchmaking", MIGRATIONS)
     nc, js = await bus.connect(settings.nats_url)
-    await bus.ensure_stream(js, MATCH_EVENTS)
     relay = Relay(pool, js, "matchmaking")
     channel = grpc.aio.insecure_channel(settings.table_target)
     rating_target = os.environ.get("RATING_TARGET", "")

@@ -38,7 +38,7 @@ from engine import RuleViolation
 from engine.config import HOST_SETTINGS, preset, rule_card
 from monopoly.v1 import matchmaking_pb2 as pb
 from monopoly.v1 import table_pb2, table_pb2_grpc
-from servicekit import auth
+from servicekit import auth, bus
 from servicekit.errors import BadRequest, Forbidden, NotFound, Unauthenticated, Unavailable
 
 from . import store
@@ -59,10 +59,6 @@ RatingSource = Callable[[asyncpg.Connection, list[str]], Awaitable[dict[str, tup
 #: `(player_id, pool) -> (mu, sigma)`: a player's current rating, asked once per Enqueue (the rating
 #: service's, see `rating_lookup`); None keeps what the players table holds.
 RatingLookup = Callable[[str, str], Awaitable[tuple[float, float]]]
-
-
-def match_subject(table_id: str, what: str = "formed") -> str:
-    return f"monopoly.match.{table_id}.{what}"
 
 
 def _in_queue(mode: str) -> RuleViolation:
@@ -348,7 +344,7 @@ class Matchmaker:
         event = pb.MatchEvent(
             event_id=f"{table_id}:formed", type="formed", match=view, wall_unix_ms=int(time.time() * 1000)
         )
-        await store.add_outbox(conn, match_subject(table_id), event.event_id, event.SerializeToString())
+        await store.add_outbox(conn, bus.match_subject(table_id), event.event_id, event.SerializeToString())
 
     async def finish(self, table_id: str, winner: int, places: list[int]) -> bool:
         """The table's GameEnded: the match is over, its players free (idempotent)."""
@@ -364,7 +360,8 @@ class Matchmaker:
                 places=places,
                 wall_unix_ms=int(time.time() * 1000),
             )
-            await store.add_outbox(conn, match_subject(table_id, "finished"), event.event_id, event.SerializeToString())
+            subject = bus.match_subject(table_id, "finished")
+            await store.add_outbox(conn, subject, event.event_id, event.SerializeToString())
         self.relay_wake()
         self._notify()
         log.info("match %s finished, winner seat %d", table_id, winner)

@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import logging
 
-from faststream.nats import JStream
 from google.protobuf.message import DecodeError
-from nats.js.api import RetentionPolicy, StorageType
 
 from monopoly.v1 import common_pb2, matchmaking_pb2
 from servicekit import bus
@@ -36,22 +34,6 @@ log = logging.getLogger("rating")
 
 DURABLE = "rating-table-events"
 MATCH_DURABLE = "rating-match-events"
-
-#: Matchmaking's stream, declared exactly as `services.matchmaking.main.MATCH_EVENTS` (a unit test
-#: keeps the two equal): `monopoly.match.<table_id>.formed` / `.finished`.
-MATCH_EVENTS = JStream(
-    name="MONOPOLY_MATCH_EVENTS",
-    description="Every match the matchmaking service formed, and its end",
-    subjects=["monopoly.match.*.*"],
-    retention=RetentionPolicy.LIMITS,
-    storage=StorageType.FILE,
-    duplicate_window=120.0,
-    declare=True,
-)
-
-
-def formed_subject(table_id: str) -> str:
-    return f"monopoly.match.{table_id}.formed"
 
 
 def build_consumers(games: Games) -> Consumers:
@@ -66,7 +48,7 @@ def build_consumers(games: Games) -> Consumers:
             return
         await games.on_batch(batch.events)
 
-    @durable_consumer(consumers, "monopoly.match.*.formed", MATCH_EVENTS, MATCH_DURABLE)
+    @durable_consumer(consumers, "monopoly.match.*.formed", bus.MATCH_EVENTS, MATCH_DURABLE)
     async def on_match_events(body: bytes) -> None:
         try:
             event = matchmaking_pb2.MatchEvent.FromString(body)

@@ -22,7 +22,7 @@ from servicekit.settings import Settings
 
 from .api import SERVICE_NAME, RatingService, register
 from .games import Games
-from .handlers import MATCH_EVENTS, build_consumers, formed_subject
+from .handlers import build_consumers
 from .ratings import Thresholds
 
 log = logging.getLogger("rating")
@@ -34,7 +34,7 @@ def formed_reader(js: JetStreamContext) -> Callable[[str], Awaitable[bytes | Non
 
     async def fetch(table_id: str) -> bytes | None:
         try:
-            msg = await js.get_last_msg(MATCH_EVENTS.name, formed_subject(table_id))
+            msg = await js.get_last_msg(bus.MATCH_EVENTS.name, bus.match_subject(table_id))
         except NotFoundError:
             return None
         return msg.data
@@ -49,7 +49,6 @@ async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: as
     pool = await db.create_pool(settings.database_url, max_size=8, schema="rating")
     await db.migrate(pool, "rating", MIGRATIONS)
     nc, js = await bus.connect(settings.nats_url)  # declares the streams the consumers read
-    await bus.ensure_stream(js, MATCH_EVENTS)
     games = Games(pool, thresholds, formed_reader(js))
     consumers = build_consumers(games)
     await consumers.start(js)

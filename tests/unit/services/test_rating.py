@@ -123,14 +123,6 @@ def test_a_formed_match_event_gives_player_ids_and_bot_flags_by_seat() -> None:
     assert match_record(event) is None
 
 
-def test_the_match_stream_is_declared_as_matchmaking_declares_it() -> None:
-    from servicekit.bus import stream_config
-    from services.matchmaking.main import MATCH_EVENTS as declared
-    from services.rating.handlers import MATCH_EVENTS
-
-    assert stream_config(MATCH_EVENTS) == stream_config(declared) and MATCH_EVENTS.declare == declared.declare
-
-
 def test_exactly_ten_rounds_and_ten_minutes_qualify() -> None:
     assert judge(game(rounds=10, real_ms=MIN_REAL_MS), R1).rated
 
