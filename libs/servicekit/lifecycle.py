@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from .settings import Settings
 
@@ -21,7 +22,7 @@ async def until_stopped(stop: asyncio.Event | None = None) -> None:
     await stop.wait()
 
 
-def run(serve: Callable[[Settings], Awaitable[None]]) -> None:
+def run(serve: Callable[[Settings], Coroutine[Any, Any, None]]) -> None:
     """A service's `main`: log lines with time and source, settings from the environment, one event loop."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    asyncio.run(serve(Settings.from_env()))  # type: ignore[arg-type]
+    asyncio.run(serve(Settings.from_env()))
