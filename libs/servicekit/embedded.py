@@ -8,11 +8,13 @@ NATS_URL / DATABASE_URL are set, those servers are used instead.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -74,7 +76,15 @@ def postgres_server(data_dir: Path, database: str = "monopoly") -> Iterator[str]
 
     pgdata = data_dir / "pgdata"
     data_dir.mkdir(parents=True, exist_ok=True)
-    server = pgserver.get_server(pgdata, cleanup_mode="stop")
+    # Run as root, pgserver creates a system user and changes owners and modes on first use; two
+    # processes starting at once (test workers) once left a data folder initdb could not chmod.
+    # Starting one server at a time on this machine rules that out.
+    with open(Path(tempfile.gettempdir()) / "monopoly-pgserver.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            server = pgserver.get_server(pgdata, cleanup_mode="stop")
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
     try:
         exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{database}';")
         if "1 row" not in exists:
