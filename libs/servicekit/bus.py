@@ -25,6 +25,18 @@ TABLE_EVENTS = JStream(
     declare=True,
 )
 
+#: The table events other services act on, by topic (`servicekit.signals`): each service's
+#: consumer filters its topics instead of reading every event of every table.
+TABLE_SIGNALS = JStream(
+    name="MONOPOLY_TABLE_SIGNALS",
+    description="The table events other services act on, by topic (lifecycle, turn, auction, casino, trade)",
+    subjects=["monopoly.signals.*.*"],
+    retention=RetentionPolicy.LIMITS,
+    storage=StorageType.FILE,
+    duplicate_window=120.0,
+    declare=True,
+)
+
 
 def _service_stream(service: str, what: str) -> JStream:
     return JStream(
@@ -52,7 +64,7 @@ MATCH_EVENTS = JStream(
     duplicate_window=120.0,
     declare=True,
 )
-STREAMS = (TABLE_EVENTS, AUCTION_EVENTS, TRADE_EVENTS, CASINO_EVENTS, MATCH_EVENTS)
+STREAMS = (TABLE_EVENTS, TABLE_SIGNALS, AUCTION_EVENTS, TRADE_EVENTS, CASINO_EVENTS, MATCH_EVENTS)
 
 
 def table_subject(table_id: str) -> str:

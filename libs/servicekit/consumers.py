@@ -21,8 +21,9 @@ Why not FastStream's subscribers: measured on this project's 2-core machine,
 a FastStream pull subscriber cost ~500 us of CPU per message when fetching one
 message at a time (what ordered handling needs: its batches run concurrently,
 and its batch mode waits for a full batch or the timeout), against ~30 us for
-nats-py's pull subscription below. Every service reads the whole table
-stream, so that difference was most of the platform's CPU under load.
+nats-py's pull subscription below. The services once read the whole table
+stream, so that difference was most of the platform's CPU under load (they
+now read the table's signals, `servicekit.signals`).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 import nats.errors
@@ -67,7 +68,7 @@ def nack_delay(delivered: int) -> float:
 
 @dataclass
 class _Consumer:
-    subject: str
+    subjects: list[str]
     stream: JStream
     durable: str
     max_deliver: int
@@ -93,7 +94,9 @@ class Consumers:
                 ack_wait=ACK_WAIT_S,
                 max_deliver=c.max_deliver,
             )
-            sub = await js.pull_subscribe(c.subject, durable=c.durable, stream=c.stream.name, config=config)
+            if len(c.subjects) > 1:  # several subjects, one order: a multi-subject filter (NATS 2.10+)
+                config.filter_subjects = list(c.subjects)
+            sub = await js.pull_subscribe(c.subjects[0], durable=c.durable, stream=c.stream.name, config=config)
             self._subscriptions.append(sub)
             self._tasks.append(asyncio.create_task(self._run(c, sub), name=f"consumer-{c.durable}"))
 
@@ -150,12 +153,16 @@ class Consumers:
 
 
 def durable_consumer(
-    group: Consumers, subject: str, stream: JStream, durable: str, max_deliver: int = MAX_DELIVER
+    group: Consumers, subjects: str | Sequence[str], stream: JStream, durable: str, max_deliver: int = MAX_DELIVER
 ) -> Callable[[Handler], Handler]:
-    """Register `handler(payload)` on `group` as the durable pull consumer `durable` of `subject`."""
+    """Register `handler(payload)` on `group` as the durable pull consumer `durable` of `subjects`
+    (one subject, or several read as one sequence in stream order)."""
+    wanted = [subjects] if isinstance(subjects, str) else list(subjects)
+    if not wanted:
+        raise ValueError(f"{durable}: a consumer needs a subject")
 
     def register(handler: Handler) -> Handler:
-        group.consumers.append(_Consumer(subject, stream, durable, max_deliver, handler))
+        group.consumers.append(_Consumer(wanted, stream, durable, max_deliver, handler))
         return handler
 
     return register

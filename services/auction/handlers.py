@@ -1,7 +1,7 @@
-"""The auction service's event subscriber: the tables' events (`monopoly.table.*.events`).
+"""The auction service's event subscriber: the tables' auction and lifecycle signals.
 
-One durable consumer reads every table's batches; only a few event types
-matter here. `AuctionStarted` of a table with external auctions (it carries
+One durable consumer reads the table signals (`servicekit.signals`) of topics
+"auction" and "lifecycle", in commit order. `AuctionStarted` of a table with external auctions (it carries
 the bidders' limits and bid time) opens the auction: the row is keyed by
 (table_id, auction_id) and inserted with its "opened" event in one
 transaction, ON CONFLICT DO NOTHING, so a redelivered batch opens nothing
@@ -19,7 +19,7 @@ import logging
 
 from engine import AuctionSettled, AuctionStarted, PlayerBankrupt
 from monopoly.v1 import common_pb2
-from servicekit import bus
+from servicekit import bus, signals
 from servicekit.consumers import Consumers, durable_consumer
 from servicekit.wire import event_from_proto
 
@@ -27,7 +27,9 @@ from .auctions import Auctions
 
 log = logging.getLogger(__name__)
 
-DURABLE = "auction-table-events"
+DURABLE = "auction-table-signals"
+#: The table signals this service acts on (`servicekit.signals`).
+TOPICS = ("auction", "lifecycle")
 RELEVANT = frozenset({"AuctionStarted", "AuctionSettled", "PlayerBankrupt", "GamePaused", "GameResumed", "GameEnded"})
 
 
@@ -58,7 +60,7 @@ async def handle_batch(auctions: Auctions, body: bytes) -> None:
 def build_consumers(auctions: Auctions) -> Consumers:
     consumers = Consumers()
 
-    @durable_consumer(consumers, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE)
     async def on_table_events(body: bytes) -> None:
         await handle_batch(auctions, body)
 

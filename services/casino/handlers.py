@@ -1,10 +1,11 @@
-"""The casino service's event subscriber: the table stream, for the bets the tables open.
+"""The casino service's event subscriber: the tables' signals, for the bets the tables open.
 
-One durable consumer ("casino-table-events") of every table's events. A
-`CasinoOpened` with a deadline (the table delegates its casino) opens a bet
-whose id is the event's natural key `<table_id>:<seq>`; `GameEnded`, and the
-bettor's `PlayerBankrupt`, close it unsettled; `GamePaused` / `GameResumed`
-freeze and move its timer (E5). Each handled event is recorded in the same
+One durable consumer ("casino-table-signals") of the table signals of topics
+"casino" and "lifecycle" (`servicekit.signals`). A `CasinoOpened` with a
+deadline (the table delegates its casino) opens a bet whose id is the event's
+natural key `<table_id>:<seq>`; `GameEnded`, and the bettor's
+`PlayerBankrupt`, close it unsettled; `GamePaused` / `GameResumed` freeze and
+move its timer (E5). Each handled event is recorded in the same
 transaction as its effect, so a redelivered batch changes nothing.
 """
 
@@ -17,7 +18,7 @@ from google.protobuf.message import DecodeError
 from engine.casino import CasinoOpened
 from engine.events import GameResumed, PlayerBankrupt
 from monopoly.v1 import common_pb2
-from servicekit import bus
+from servicekit import bus, signals
 from servicekit.consumers import Consumers, durable_consumer
 from servicekit.errors import BadRequest
 from servicekit.wire import event_from_proto
@@ -26,7 +27,9 @@ from .bets import Casino
 
 log = logging.getLogger("casino")
 
-DURABLE = "casino-table-events"
+DURABLE = "casino-table-signals"
+#: The table signals this service acts on (`servicekit.signals`).
+TOPICS = ("casino", "lifecycle")
 #: The table events the casino acts on; every other event is skipped without decoding.
 RELEVANT = frozenset({"CasinoOpened", "GameEnded", "PlayerBankrupt", "GamePaused", "GameResumed"})
 
@@ -69,12 +72,12 @@ async def handle_envelope(casino: Casino, env: common_pb2.Envelope) -> None:
 def build_consumers(casino: Casino) -> Consumers:
     consumers = Consumers()
 
-    @durable_consumer(consumers, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE)
     async def on_table_events(body: bytes) -> None:
         try:
             batch = common_pb2.EventBatch.FromString(body)
         except DecodeError:  # never readable, however often it comes: drop it (acked)
-            log.warning("a message on the table stream is not an EventBatch (%d bytes): skipped", len(body))
+            log.warning("a table signal is not an EventBatch (%d bytes): skipped", len(body))
             return
         for env in batch.events:
             await handle_envelope(casino, env)

@@ -1,7 +1,7 @@
-"""The matchmaking service's event subscriber: the table stream, for the end of its matches.
+"""The matchmaking service's event subscriber: the tables' signals, for the end of its matches.
 
-One durable consumer ("matchmaking-table-events") of every table's events. A
-`GameEnded` marks the match finished (the table's players are free again) and
+One durable consumer ("matchmaking-table-signals") of the tables' lifecycle
+signals (`servicekit.signals`). A `GameEnded` marks the match finished (the table's players are free again) and
 writes a `match.finished` outbox row, in one transaction; the update only
 touches a live match, so a redelivered or late message changes nothing, and
 a table this service did not form is ignored.
@@ -15,7 +15,7 @@ from google.protobuf.message import DecodeError
 
 from engine.events import GameEnded
 from monopoly.v1 import common_pb2
-from servicekit import bus
+from servicekit import bus, signals
 from servicekit.consumers import Consumers, durable_consumer
 from servicekit.wire import event_from_proto
 
@@ -23,7 +23,9 @@ from .matcher import Matchmaker
 
 log = logging.getLogger("matchmaking")
 
-DURABLE = "matchmaking-table-events"
+DURABLE = "matchmaking-table-signals"
+#: The table signals this service acts on (`servicekit.signals`).
+TOPICS = ("lifecycle",)
 
 
 async def handle_batch(mm: Matchmaker, batch: common_pb2.EventBatch) -> None:
@@ -38,12 +40,12 @@ async def handle_batch(mm: Matchmaker, batch: common_pb2.EventBatch) -> None:
 def build_consumers(mm: Matchmaker) -> Consumers:
     consumers = Consumers()
 
-    @durable_consumer(consumers, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE)
     async def on_table_events(body: bytes) -> None:
         try:
             batch = common_pb2.EventBatch.FromString(body)
         except DecodeError:  # never readable, however often it comes again: dropped
-            log.warning("a message on the table stream is not an EventBatch; dropped")
+            log.warning("a table signal is not an EventBatch; dropped")
             return
         await handle_batch(mm, batch)
 

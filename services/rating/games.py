@@ -3,8 +3,6 @@ every finished game, applied once (R1, R2; decisions in the package docstring)."
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
@@ -30,54 +28,18 @@ RELEVANT = frozenset({"TableCreated", "TurnStarted", "BetSettled", "GameEnded"})
 
 
 class NotReady(RuntimeError):
-    """A `GameEnded` came before the rest of its game was recorded (its `TableCreated`, or batches
-    still in flight or failed): the message fails and comes again."""
+    """A `GameEnded` came before its table's `TableCreated` was recorded: the message fails and
+    comes again."""
 
 
-#: How long a `GameEnded` waits for the earlier batches of its table being handled before its message fails.
-ORDER_WAIT_S = 5.0
-#: How long it waits for a missing earlier batch to come before it judges without it.
-GAP_WAIT_S = 0.5
-#: Tables whose ordering this process tracks at most (the oldest are forgotten first).
+#: Tables whose last recorded round this process remembers (the oldest are forgotten first).
 MAX_TRACKED = 20_000
 
 
-class _Seen:
-    """The batches of one table this process has handled or is handling (seq ranges)."""
-
-    __slots__ = ("done", "inflight", "rounds")
-
-    def __init__(self) -> None:
-        self.done: list[tuple[int, int]] = []  # merged, sorted [first, last] ranges
-        self.inflight: set[int] = set()  # first seqs of batches being handled
-        self.rounds = 0  # the last round recorded in Postgres (spares a write per turn)
-
-    def add(self, first: int, last: int) -> None:
-        ranges = sorted([*self.done, (first, last)])
-        merged = [ranges[0]]
-        for lo, hi in ranges[1:]:
-            if lo <= merged[-1][1] + 1:
-                merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
-            else:
-                merged.append((lo, hi))
-        self.done = merged
-
-    def earlier_inflight(self, first: int) -> bool:
-        return any(f < first for f in self.inflight)
-
-    def gap_before(self, first: int) -> bool:
-        """A batch between the first one this process saw and `first` is missing (from seq 1 when
-        the process saw the table created)."""
-        before = [(lo, hi) for lo, hi in self.done if lo < first]
-        return len(before) > 1 or (len(before) == 1 and before[0][1] != first - 1)
-
-
 class Games:
-    """The consumer's state. The durable consumer hands the messages of one fetch to concurrent
-    tasks, so two batches of one table can be handled at once and finish out of order; a
-    `GameEnded` therefore first waits until the batches of its table ahead of it in the same
-    fetch are handled, so the rounds and jackpots it judges on are complete, and briefly for a
-    batch missing between those it saw (never more: a stream may lack batches for good)."""
+    """The consumer's state. The table signals come one message at a time in commit order (the
+    durable consumer handles a fetch in order), so a `GameEnded` is judged after every round and
+    jackpot of its game was recorded; the only memory kept here spares a Postgres write per turn."""
 
     def __init__(
         self,
@@ -90,36 +52,14 @@ class Games:
         #: The table's `match.formed` message read from the match stream itself (None: there is
         #: none), for a `GameEnded` judged before the match consumer recorded it.
         self.fetch_formed = fetch_formed
-        self._seen: OrderedDict[str, _Seen] = OrderedDict()
-        self._changed = asyncio.Condition()
-
-    def _track(self, table_id: str) -> _Seen:
-        seen = self._seen.get(table_id)
-        if seen is None:
-            seen = self._seen[table_id] = _Seen()
-            while len(self._seen) > MAX_TRACKED:
-                self._seen.popitem(last=False)
-        else:
-            self._seen.move_to_end(table_id)
-        return seen
+        #: The last round recorded in Postgres, by table.
+        self._rounds: OrderedDict[str, int] = OrderedDict()
 
     async def on_batch(self, envelopes: Sequence[common_pb2.Envelope]) -> None:
-        """One committed command's events of one table, in order."""
+        """One message of a table's signals (events of one committed command), in order."""
         if not envelopes:
             return
         table_id = envelopes[0].table_id
-        first, last = envelopes[0].seq, envelopes[-1].seq
-        seen = self._track(table_id)  # registered before the first await: ordered with its fetch
-        seen.inflight.add(first)
-        try:
-            await self._handle(table_id, first, envelopes, seen)
-            seen.add(first, last)
-        finally:
-            seen.inflight.discard(first)
-            async with self._changed:
-                self._changed.notify_all()
-
-    async def _handle(self, table_id: str, first: int, envelopes: Sequence[common_pb2.Envelope], seen: _Seen) -> None:
         top_round = 0
         jackpots: list[int] = []
         for env in envelopes:
@@ -145,32 +85,21 @@ class Games:
                 if event.jackpot_hit:
                     jackpots.append(event.seat)
             elif isinstance(event, GameEnded):
-                await self._progress(table_id, seen, top_round, jackpots)
+                await self._progress(table_id, top_round, jackpots)
                 top_round, jackpots = 0, []
-                await self._wait_for_earlier(seen, table_id, first)
                 await self.finish(env, event)
-                self._seen.pop(table_id, None)  # the game is over: nothing more to order
-        await self._progress(table_id, seen, top_round, jackpots)
+                self._rounds.pop(table_id, None)  # the game is over
+        await self._progress(table_id, top_round, jackpots)
 
-    async def _wait_for_earlier(self, seen: _Seen, table_id: str, first: int) -> None:
-        """Wait for the batches ahead of `first` being handled (they finish soon), then briefly for a
-        missing one; a batch that failed and comes later would come too late (documented)."""
-        async with self._changed:
-            try:
-                await asyncio.wait_for(self._changed.wait_for(lambda: not seen.earlier_inflight(first)), ORDER_WAIT_S)
-            except TimeoutError:
-                raise NotReady(f"table {table_id}: GameEnded before the batches ahead of it") from None
-            if seen.gap_before(first):
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._changed.wait_for(lambda: not seen.gap_before(first)), GAP_WAIT_S)
-                if seen.gap_before(first):
-                    log.warning("table %s: judged with batches before seq %d missing (%s)", table_id, first, seen.done)
-
-    async def _progress(self, table_id: str, seen: _Seen, top_round: int, jackpots: list[int]) -> None:
-        if not jackpots and top_round <= seen.rounds:
+    async def _progress(self, table_id: str, top_round: int, jackpots: list[int]) -> None:
+        recorded = self._rounds.get(table_id, 0)
+        if not jackpots and top_round <= recorded:
             return
         await store.table_progress(self.pool, table_id, top_round, jackpots)
-        seen.rounds = max(seen.rounds, top_round)
+        self._rounds[table_id] = max(recorded, top_round)
+        self._rounds.move_to_end(table_id)
+        while len(self._rounds) > MAX_TRACKED:
+            self._rounds.popitem(last=False)
 
     async def on_match(self, event: matchmaking_pb2.MatchEvent) -> None:
         """Matchmaking's `MatchEvent`: a formed table is recorded (idempotent); "finished" is not

@@ -1,9 +1,9 @@
-"""The rating service's event subscribers: the table stream, for the games the tables play, and
+"""The rating service's event subscribers: the table signals, for the games the tables play, and
 matchmaking's match stream, for who sits at the tables it forms.
 
-One durable consumer ("rating-table-events") of every table's events. Each
-batch (one committed command) updates the table's small record with
-idempotent upserts (`TableCreated`; the last round begun; jackpot hits), and
+One durable consumer ("rating-table-signals") of the table signals of topics
+"lifecycle", "turn" and "casino" (`servicekit.signals`). Each message updates
+the table's small record with idempotent upserts (`TableCreated`; the last round begun; jackpot hits), and
 a `GameEnded` judges the game once: its verdict row is inserted in the same
 transaction as every rating, XP, achievement and quest change, so a
 redelivered batch changes nothing. A failure (Postgres away, a `GameEnded`
@@ -25,26 +25,28 @@ import logging
 from google.protobuf.message import DecodeError
 
 from monopoly.v1 import common_pb2, matchmaking_pb2
-from servicekit import bus
+from servicekit import bus, signals
 from servicekit.consumers import Consumers, durable_consumer
 
 from .games import Games
 
 log = logging.getLogger("rating")
 
-DURABLE = "rating-table-events"
+DURABLE = "rating-table-signals"
+#: The table signals this service acts on (`servicekit.signals`).
+TOPICS = ("lifecycle", "turn", "casino")
 MATCH_DURABLE = "rating-match-events"
 
 
 def build_consumers(games: Games) -> Consumers:
     consumers = Consumers()
 
-    @durable_consumer(consumers, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE)
     async def on_table_events(body: bytes) -> None:
         try:
             batch = common_pb2.EventBatch.FromString(body)
         except DecodeError:
-            log.warning("dropped a message on the table stream that is not an EventBatch (%d bytes)", len(body))
+            log.warning("dropped a table signal that is not an EventBatch (%d bytes)", len(body))
             return
         await games.on_batch(batch.events)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +61,9 @@ WITH events AS (
     INSERT INTO table_commands (table_id, command_id, response)
     SELECT $1, $8, $9 WHERE $8::text IS NOT NULL
 ), out AS (
-    INSERT INTO outbox (subject, msg_id, payload) SELECT $10, $11, $12 WHERE $10::text IS NOT NULL
+    INSERT INTO outbox (subject, msg_id, payload)
+    SELECT subject, msg_id, payload FROM unnest($10::text[], $11::text[], $12::bytea[]) WITH ORDINALITY
+        AS o(subject, msg_id, payload, n) ORDER BY n
 )
 UPDATE tables SET seq = $6, finished = $7, updated_at = now(),
     snapshot = COALESCE($13::jsonb, snapshot), snapshot_seq = CASE WHEN $13::jsonb IS NULL THEN snapshot_seq ELSE $6 END
@@ -76,13 +79,13 @@ async def append(
     game_ms: int,
     state: TableState,
     snapshot: bool,
-    outbox_row: tuple[str, str, bytes] | None,
+    outbox_rows: Sequence[tuple[str, str, bytes]],
     command_id: str | None = None,
     response: bytes | None = None,
 ) -> None:
-    """One command's events, the table's progress, the command's answer and its outbox row, in one
-    statement (one round trip); a command id answered before raises `UniqueViolationError`."""
-    subject, msg_id, payload = outbox_row if outbox_row else (None, None, None)
+    """One command's events, the table's progress, the command's answer and its outbox rows (in
+    publishing order), in one statement (one round trip); a command id answered before raises
+    `UniqueViolationError`."""
     await conn.execute(
         _APPEND,
         table_id,
@@ -94,9 +97,9 @@ async def append(
         state.finished,
         command_id,
         response,
-        subject,
-        msg_id,
-        payload,
+        [row[0] for row in outbox_rows],
+        [row[1] for row in outbox_rows],
+        [row[2] for row in outbox_rows],
         codec.dumps(codec.state_to_data(state)) if snapshot else None,
     )
 

@@ -1,10 +1,11 @@
 """The tables this process runs: one asyncio actor per table serialises its commands.
 
 A command is applied to the table's state, then its events, the table's
-progress, the command's answer and the outbox row are committed in one
-transaction; only then is it answered and shown to watchers. The clock is
-fed as `Tick`s: before every command (game time = wall time since the
-table's epoch x its scale) and when the next deadline in the state comes due.
+progress, the command's answer and the outbox rows (its events, and its
+signals for other services) are committed in one transaction; only then is
+it answered and shown to watchers. The clock is fed as `Tick`s: before every
+command (game time = wall time since the table's epoch x its scale) and when
+the next deadline in the state comes due.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from engine import (
 )
 from engine.config import HOST_SETTINGS, rule_card
 from monopoly.v1 import common_pb2, table_pb2
-from servicekit import auth, bus
+from servicekit import auth, bus, signals
 from servicekit.errors import BadRequest, Forbidden, NotFound, Unavailable
 from servicekit.wire import envelope
 
@@ -192,6 +193,8 @@ class TableActor:
             first_seq=first_seq, last_seq=state.seq, events=envelopes
         ).SerializeToString()
         batch = common_pb2.EventBatch(events=envelopes).SerializeToString()
+        # every event for watchers and analytics, then what other services act on (servicekit.signals)
+        outbox = [(bus.table_subject(self.table_id), f"{self.table_id}:{first_seq}", batch), *signals.split(envelopes)]
         snapshot = state.finished or state.seq - self.snapshot_seq >= self.tables.snapshot_every
         try:
             async with self.tables.pool.acquire() as conn:
@@ -203,7 +206,7 @@ class TableActor:
                     state.clock,
                     state,
                     snapshot,
-                    (bus.table_subject(self.table_id), f"{self.table_id}:{first_seq}", batch),
+                    outbox,
                     command_id or None,
                     answer if command_id else None,
                 )

@@ -1,8 +1,8 @@
-"""The trade service's event subscribers: the table's stream closes proposals.
+"""The trade service's event subscribers: the table's signals close proposals.
 
-One durable consumer (`trade-table-events`) reads every committed table
-command (`monopoly.table.*.events`): a `TurnEnded` or `GameEnded` expires the
-open proposals of the turn that ended, a `PlayerBankrupt` those of the
+One durable consumer (`trade-table-signals`) reads the table signals of topics
+"turn", "trade" and "lifecycle" (`servicekit.signals`): a `TurnEnded` or
+`GameEnded` expires the open proposals of the turn that ended, a `PlayerBankrupt` those of the
 bankrupt seat, and a `TradeExecuted` settles its trade as executed. Each
 batch's changes and their TradeEvents (outbox) commit in one transaction and
 only then is the message acked; the updates touch open trades only, so a
@@ -17,25 +17,27 @@ import logging
 from google.protobuf.message import DecodeError
 
 from monopoly.v1 import common_pb2
-from servicekit import bus
+from servicekit import bus, signals
 from servicekit.consumers import Consumers, durable_consumer
 
 from .trades import Trades
 
 log = logging.getLogger(__name__)
 
-DURABLE = "trade-table-events"
+DURABLE = "trade-table-signals"
+#: The table signals this service acts on (`servicekit.signals`).
+TOPICS = ("turn", "trade", "lifecycle")
 
 
 def build_consumers(trades: Trades) -> Consumers:
     consumers = Consumers()
 
-    @durable_consumer(consumers, "monopoly.table.*.events", bus.TABLE_EVENTS, DURABLE)
+    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE)
     async def on_table_events(body: bytes) -> None:
         try:
             batch = common_pb2.EventBatch.FromString(body)
         except DecodeError:  # not the table's: redelivering it would never help
-            log.warning("a message on the table stream that is not an EventBatch (%d bytes) skipped", len(body))
+            log.warning("a table signal that is not an EventBatch (%d bytes) skipped", len(body))
             return
         await trades.on_table_batch(batch)
 

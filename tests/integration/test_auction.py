@@ -34,9 +34,10 @@ from engine import (
     preset,
 )
 from monopoly.v1 import auction_pb2, common_pb2, table_pb2, table_pb2_grpc
-from servicekit import auth, bus
+from servicekit import auth, bus, signals
 from servicekit.settings import DEV_TOKEN_SECRET
 from servicekit.wire import command_to_proto, event_from_proto
+from services.auction.handlers import DURABLE as AUCTION_DURABLE
 
 from .helpers import rule_id
 
@@ -335,15 +336,15 @@ async def test_a_redelivered_auction_started_opens_nothing_twice(
     game, _, _ = await declined(table_stub, 500, 1)
     view = await opened(auctions, game.table_id)
     view = await auctions.bid(game.table_id, view.bidder, view.min_bid, game.tokens[view.bidder])
-    # The table's batch with AuctionStarted, published again under a new message id (JetStream keeps it).
-    sub = await js.subscribe(bus.table_subject(game.table_id), ordered_consumer=True)
+    # The table's signal with AuctionStarted, published again under a new message id (JetStream keeps it).
+    sub = await js.subscribe(signals.subject("auction", game.table_id), ordered_consumer=True)
     batch = None
     while batch is None:
         msg = await sub.next_msg(timeout=5)
         if any(e.type == "AuctionStarted" for e in common_pb2.EventBatch.FromString(msg.data).events):
             batch = msg.data
     await sub.unsubscribe()
-    ack = await js.publish(bus.table_subject(game.table_id), batch, headers={"Nats-Msg-Id": uuid.uuid4().hex})
+    ack = await js.publish(signals.subject("auction", game.table_id), batch, headers={"Nats-Msg-Id": uuid.uuid4().hex})
     assert not ack.duplicate
     await consumed(js, ack.seq)
     again = await auctions.get(game.table_id, view.auction_id)
@@ -360,11 +361,11 @@ async def test_a_redelivered_auction_started_opens_nothing_twice(
 
 
 async def consumed(js: JetStreamContext, stream_seq: int) -> None:
-    """Wait until the auction service's durable consumer has acked the table stream up to `stream_seq`."""
+    """Wait until the auction service's durable consumer has acked the table signals up to `stream_seq`."""
 
     async def poll() -> None:
         while True:
-            info = await js.consumer_info(bus.TABLE_EVENTS.name, "auction-table-events")
+            info = await js.consumer_info(bus.TABLE_SIGNALS.name, AUCTION_DURABLE)
             if info.ack_floor.stream_seq >= stream_seq:
                 return
             await asyncio.sleep(0.05)

@@ -33,8 +33,9 @@ from engine import Command, ConfirmBack, RequestPause, TableState, VotePause, co
 from engine.casino import draw
 from engine.config import CasinoRules
 from monopoly.v1 import casino_pb2, casino_pb2_grpc, common_pb2, table_pb2, table_pb2_grpc
-from servicekit import auth, bus
+from servicekit import auth, bus, signals
 from servicekit.wire import command_to_proto, envelope
+from services.casino.handlers import DURABLE as CASINO_DURABLE
 
 from .helpers import event_rows, rule_id
 
@@ -247,12 +248,12 @@ async def test_a_bet_pays_its_payout_and_verifies(
         0,
     )
     ack = await js.publish(
-        bus.table_subject(table.table_id),
+        signals.subject("casino", table.table_id),
         common_pb2.EventBatch(events=[env]).SerializeToString(),
         headers={"Nats-Msg-Id": f"redelivery-{uuid.uuid4().hex}"},
     )
     deadline = asyncio.get_running_loop().time() + WAIT
-    while (info := await js.consumer_info(bus.TABLE_EVENTS.name, "casino-table-events")).ack_floor.stream_seq < ack.seq:
+    while (info := await js.consumer_info(bus.TABLE_SIGNALS.name, CASINO_DURABLE)).ack_floor.stream_seq < ack.seq:
         assert asyncio.get_running_loop().time() < deadline, info
         await asyncio.sleep(0.05)
     bets = await db.fetch("SELECT bet_id, status FROM casino.bets WHERE table_id = $1", table.table_id)

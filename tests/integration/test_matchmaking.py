@@ -25,7 +25,7 @@ from client.platform import Platform
 from engine import Roll
 from engine.events import GameEnded
 from monopoly.v1 import common_pb2, matchmaking_pb2, table_pb2, table_pb2_grpc
-from servicekit import auth, db
+from servicekit import auth, db, signals
 from servicekit.auth import DEV_TOKEN_SECRET
 from servicekit.wire import command_to_proto, envelope
 from services.matchmaking.matcher import Matchmaker
@@ -225,7 +225,7 @@ async def test_one_queue_and_one_live_table_at_a_time(mm: MatchmakingClient, js:
     ended = GameEnded(winner=0, places=(1, 2, 3), reason="last_player")
     batch = common_pb2.EventBatch(events=[envelope(table_id, 999, ended, 0, 1, int(time.time() * 1000))])
     for _ in range(2):
-        await js.publish(f"monopoly.table.{table_id}.events", batch.SerializeToString())
+        await js.publish(signals.subject("lifecycle", table_id), batch.SerializeToString())
     deadline = time.monotonic() + 15
     while True:
         try:

@@ -26,12 +26,12 @@ from client import BotTable, SubProtocolStubs
 from client.matchmaking import MatchmakingClient, Player, SeatTicket
 from client.platform import Platform
 from monopoly.v1 import common_pb2, rating_pb2, rating_pb2_grpc, table_pb2_grpc
-from servicekit import auth, bus
+from servicekit import auth, bus, signals
 
 pytestmark = pytest.mark.integration
 
 #: The rating service's durable consumer of the table stream.
-RATING_DURABLE = "rating-table-events"
+RATING_DURABLE = "rating-table-signals"
 
 
 @pytest.fixture
@@ -65,10 +65,10 @@ async def judged(
 
 
 async def consumed(js: JetStreamContext, stream_seq: int, timeout: float = 30) -> None:
-    """Wait until the rating service's table consumer acked every message up to `stream_seq`."""
+    """Wait until the rating service's table-signal consumer acked every message up to `stream_seq`."""
     deadline = time.monotonic() + timeout
     while True:
-        info = await js.consumer_info(bus.TABLE_EVENTS.name, RATING_DURABLE)
+        info = await js.consumer_info(bus.TABLE_SIGNALS.name, RATING_DURABLE)
         if info.ack_floor is not None and (info.ack_floor.stream_seq or 0) >= stream_seq:
             return
         if time.monotonic() > deadline:
@@ -162,10 +162,10 @@ async def test_four_players_queue_play_and_each_rating_moves_once_in_the_order_o
             assert names[ticket.player.player_id] == ticket.player.display_name
 
     # the same GameEnded published again (a new message id: JetStream keeps it; the service must not)
-    last = await js.get_last_msg(bus.TABLE_EVENTS.name, bus.table_subject(table_id))
+    last = await js.get_last_msg(bus.TABLE_SIGNALS.name, signals.subject("lifecycle", table_id))
     batch = common_pb2.EventBatch.FromString(last.data)
     assert "GameEnded" in [e.type for e in batch.events]
-    ack = await js.publish(bus.table_subject(table_id), last.data, headers={"Nats-Msg-Id": uuid.uuid4().hex})
+    ack = await js.publish(signals.subject("lifecycle", table_id), last.data, headers={"Nats-Msg-Id": uuid.uuid4().hex})
     await consumed(js, ack.seq)
     assert await snapshot() == before
     assert await judged(rating, table_id) == result
@@ -183,9 +183,18 @@ async def test_matchmaking_matches_on_the_rating_service_s_ratings(
                 "SELECT rating, rating_sigma FROM matchmaking.players WHERE player_id = $1", newcomer.player_id
             )
         assert (mu, sigma) == pytest.approx((25.0, 25.0 / 3))
-        board = await rating.Leaderboard(rating_pb2.LeaderboardRequest(pool="ffa", page_size=1), timeout=10)
-        if board.entries:  # a rated player (the game above) queues with the rating it earned
-            rated = board.entries[0]
+        board = await rating.Leaderboard(rating_pb2.LeaderboardRequest(pool="ffa", page_size=100), timeout=10)
+        async with pool.acquire() as conn:  # rated players matchmaking knows (other tests rate synthetic ones)
+            known = {
+                r["player_id"]
+                for r in await conn.fetch(
+                    "SELECT player_id FROM matchmaking.players WHERE player_id = ANY($1::text[])",
+                    [e.player for e in board.entries],
+                )
+            }
+        registered = [e for e in board.entries if e.player in known]
+        if registered:  # a rated player (the game above) queues with the rating it earned
+            rated = registered[0]
             async with pool.acquire() as conn:
                 await conn.execute("UPDATE matchmaking.players SET rating = 0 WHERE player_id = $1", rated.player)
             token = auth.issue(auth.DEV_TOKEN_SECRET, auth.ANY_TABLE, -1, rated.player, role="spectator")

@@ -1,8 +1,8 @@
 """The rating service end to end on real NATS and Postgres (R1, R2).
 
 Most games here are synthetic: batches of engine events in the table's own
-envelopes published on `monopoly.table.<id>.events`, exactly as the table's
-outbox relay publishes them, so the consumer is tested as the table feeds it
+envelopes published as the table's signals (`servicekit.signals.split`),
+exactly as the table's outbox relay publishes them, so the consumer is tested as the table feeds it
 with games of any length, real duration and cast. One game is played to its
 end by bots through the table service.
 """
@@ -25,7 +25,7 @@ from client.platform import Platform
 from engine import BetSettled, Event, GameEnded, PlayerBankrupt, TableCreated, TurnEnded, TurnStarted, preset
 from engine.events import TurnOrderSet
 from monopoly.v1 import common_pb2, matchmaking_pb2, rating_pb2, rating_pb2_grpc, table_pb2_grpc
-from servicekit import bus
+from servicekit import signals
 from servicekit.wire import envelope
 
 pytestmark = pytest.mark.integration
@@ -126,14 +126,14 @@ class SyntheticGame:
         )
         return out
 
-    async def publish(self, js: JetStreamContext, batches: list[common_pb2.EventBatch] | None = None) -> None:
+    async def publish(
+        self, js: JetStreamContext, batches: list[common_pb2.EventBatch] | None = None, again: bool = False
+    ) -> None:
+        """The batches' signals, as the table publishes them; `again`: under new message ids, so
+        JetStream keeps them and the service sees a redelivery."""
         for batch in self.batches if batches is None else batches:
-            first = batch.events[0].seq
-            await js.publish(
-                bus.table_subject(self.table_id),
-                batch.SerializeToString(),
-                headers={"Nats-Msg-Id": f"{self.table_id}:{first}"},
-            )
+            for subject, msg_id, body in signals.split(batch.events):
+                await js.publish(subject, body, headers={"Nats-Msg-Id": uuid.uuid4().hex if again else msg_id})
 
 
 async def judged(
@@ -222,13 +222,9 @@ async def test_the_same_game_ended_delivered_again_changes_nothing(
     before = [await profile(rating, p) for p in players]
 
     last = game.batches[-1]
-    await js.publish(  # a new message id: JetStream does not drop it, the service must
-        bus.table_subject(game.table_id), last.SerializeToString(), headers={"Nats-Msg-Id": uuid.uuid4().hex}
-    )
+    await game.publish(js, [last], again=True)  # a new message id: JetStream does not drop it, the service must
     await game.publish(js, game.batches[:1])  # and a TableCreated again (dropped as a duplicate id)
-    await js.publish(
-        bus.table_subject(game.table_id), game.batches[0].SerializeToString(), headers={"Nats-Msg-Id": uuid.uuid4().hex}
-    )
+    await game.publish(js, game.batches[:1], again=True)
     sentinel = SyntheticGame(names("s1", "s2"))
     await sentinel.publish(js)
     await judged(rating, sentinel.table_id)  # the redelivered batches came before it on the stream

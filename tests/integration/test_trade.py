@@ -26,9 +26,10 @@ from engine import Command, ExecuteTrade, Pay, Roll, Surrender, TableState, code
 from engine.config import duel
 from engine.events import DiceRolled, PaymentDue
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc, trade_pb2, trade_pb2_grpc
-from servicekit import auth, bus
+from servicekit import auth, bus, signals
 from servicekit.settings import DEV_TOKEN_SECRET
 from servicekit.wire import command_to_proto, envelope
+from services.trade.handlers import DURABLE as TRADE_DURABLE
 from services.trade.trades import command_id
 
 pytestmark = pytest.mark.integration
@@ -370,11 +371,11 @@ async def test_a_redelivered_turn_ended_is_harmless(stubs: tuple, jets: JetStrea
     event = codec.event_from_data(json.loads(row["payload"]))
     batch = common_pb2.EventBatch(events=[envelope(t.table_id, row["seq"], event, row["game_ms"], 1, 0)])
     ack = await jets.publish(
-        bus.table_subject(t.table_id), batch.SerializeToString(), headers={"Nats-Msg-Id": f"again:{t.table_id}"}
+        signals.subject("turn", t.table_id), batch.SerializeToString(), headers={"Nats-Msg-Id": f"again:{t.table_id}"}
     )
 
     async def consumed() -> bool:
-        info = await jets.consumer_info(bus.TABLE_EVENTS.name, "trade-table-events")
+        info = await jets.consumer_info(bus.TABLE_SIGNALS.name, TRADE_DURABLE)
         return info.ack_floor.stream_seq >= ack.seq
 
     await wait_for(consumed)

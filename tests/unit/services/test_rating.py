@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from monopoly.v1 import matchmaking_pb2 as mm_pb
-from services.rating.games import _Seen, match_record
+from services.rating.games import match_record
 from services.rating.ratings import (
     MIN_REAL_MS,
     Game,
@@ -173,14 +173,3 @@ def test_achievements_and_quests() -> None:
     assert achievements_for(g, 0, set()) == ["jackpot"]
     assert achievements_for(g, 2, set()) == []
     assert quest_steps(g, 1) == {"play_3": 1, "win_2": 1} and quest_steps(g, 2) == {"play_3": 1}
-
-
-def test_the_consumer_sees_gaps_and_batches_in_flight() -> None:
-    seen = _Seen()
-    seen.add(1, 3)
-    seen.add(7, 9)
-    assert seen.gap_before(10)
-    seen.add(4, 6)
-    assert seen.done == [(1, 9)] and not seen.gap_before(10)
-    seen.inflight.add(10)
-    assert seen.earlier_inflight(12) and not seen.earlier_inflight(10)
