@@ -2,7 +2,7 @@
 
 A bot that holds a seat token drives trades like this: on its own turn, while
 the table is in a trade window (before rolling, deciding a purchase, paying),
-`propose` terms to another seat; on every turn, `open_for(table_id, seat)`
+or at any time on a hasbro table (T6), `propose` terms to another seat; on every turn, `open_for(table_id, seat)`
 lists the proposals addressed to it, to `accept` or `decline`. A refusal is a
 `grpc.aio.AioRpcError` with FAILED_PRECONDITION and the rule ID in the
 trailing metadata `rule-id` (`rule_of`).
@@ -41,14 +41,19 @@ async def propose(
     take_cash: int = 0,
     take_squares: Sequence[int] = (),
     timeout: float = 10.0,
+    give_cards: Sequence[int] = (),
+    take_cards: Sequence[int] = (),
 ) -> trade_pb2.TradeView:
-    """`seat` (whose turn it is) offers `give_*` for the counterparty's `take_*`."""
+    """`seat` (whose turn it is; hasbro: any seat, T6) offers `give_*` for the counterparty's `take_*`
+    (`*_cards`: Get Out of Jail Free cards, hasbro only)."""
     terms = trade_pb2.TradeTerms(
         counterparty=counterparty,
         give_cash=give_cash,
         give_squares=list(give_squares),
         take_cash=take_cash,
         take_squares=list(take_squares),
+        give_cards=list(give_cards),
+        take_cards=list(take_cards),
     )
     request = trade_pb2.ProposeTradeRequest(table_id=table_id, seat=seat, seat_token=token, terms=terms)
     view: trade_pb2.TradeView = await stub.ProposeTrade(request, timeout=timeout)

@@ -127,6 +127,7 @@ from .game import (
     replay,
     salary_paid,
     teammates,
+    trade_window,
 )
 from .invariants import InvariantBroken, check_invariants
 from .state import BANK, AuctionState, Payment, Phase, PlayerState, TableState, TradeOffer
@@ -271,4 +272,5 @@ __all__ = [
     "replay",
     "salary_paid",
     "teammates",
+    "trade_window",
 ]

@@ -884,14 +884,40 @@ def _do_settle_bet(ctx: _Ctx, cmd: casino.SettleBet) -> None:
     ctx.emit(casino.settle(cmd.seat, numbers, cmd.die, bool(cmd.jackpot_hit), state.jackpot, rules, 0))
 
 
+def trade_window(state: TableState, seat: int) -> None:
+    """T1, T6: may `seat` propose a trade to be agreed at a trade service now?
+
+    The trade service asks it of a proposal and the table of its execution, so the window is
+    written once. Online (T1): the player whose turn it is, before rolling, deciding a purchase
+    or paying. Hasbro (T6): any active player at any time the game is not paused.
+    """
+    if state.finished:
+        raise RuleViolation("D5", "the game is over")
+    if state.paused:
+        raise RuleViolation("E5", "the game is paused")
+    if state.config.trade.any_time:
+        _active(state, seat)
+        return
+    if seat != state.current:
+        raise RuleViolation("T1", f"only the player whose turn it is (seat {state.current}) may propose")
+    if state.phase not in _TRADE_WINDOWS:
+        raise RuleViolation(
+            "T1", f"proposals are made before rolling, deciding a purchase or paying, not in {state.phase.value}"
+        )
+
+
 def _check_execute_trade(state: TableState, cmd: ExecuteTrade) -> None:
     _external(state, "trade", "T1")
     if state.paused:
         raise RuleViolation("E5", "the game is paused")
     if cmd.turn_no != state.turn_no:
         raise RuleViolation("T1", f"the proposal lapsed: turn {cmd.turn_no} is over")
-    if cmd.seat != state.current or state.phase not in _TRADE_WINDOWS:
-        raise RuleViolation("T1", f"the proposal lapsed: seat {cmd.seat} can no longer trade this turn")
+    try:
+        trade_window(state, cmd.seat)
+    except RuleViolation as exc:
+        if exc.rule != "T1":
+            raise
+        raise RuleViolation("T1", f"the proposal lapsed: seat {cmd.seat} can no longer trade this turn") from None
     validate_terms(state, offer_of(cmd.trade_id, cmd), teammates(state, cmd.seat, cmd.counterparty))
 
 

@@ -23,7 +23,15 @@ def _terms(request: trade_pb2.ProposeTradeRequest) -> Terms:
     if not request.HasField("terms"):
         raise BadRequest("terms are required")
     t = request.terms
-    return Terms(t.counterparty, t.give_cash, tuple(t.give_squares), t.take_cash, tuple(t.take_squares))
+    return Terms(
+        t.counterparty,
+        t.give_cash,
+        tuple(t.give_squares),
+        t.take_cash,
+        tuple(t.take_squares),
+        tuple(t.give_cards),
+        tuple(t.take_cards),
+    )
 
 
 class TradeService(trade_pb2_grpc.TradeServiceServicer):

@@ -22,6 +22,9 @@ class TradeRow:
     table_seq: int
     reason: str
     rule: str
+    #: T2 (hasbro): Get Out of Jail Free cards on each side.
+    give_cards: tuple[int, ...] = ()
+    take_cards: tuple[int, ...] = ()
 
 
 def _row(r: asyncpg.Record) -> TradeRow:
@@ -39,6 +42,8 @@ def _row(r: asyncpg.Record) -> TradeRow:
         r["table_seq"],
         r["reason"],
         r["rule"],
+        tuple(r["give_cards"]),
+        tuple(r["take_cards"]),
     )
 
 
@@ -73,8 +78,8 @@ async def save_counter(conn: asyncpg.Connection, table_id: str, counter: Counter
 async def insert_trade(conn: asyncpg.Connection, t: TradeRow) -> None:
     await conn.execute(
         "INSERT INTO trades (table_id, trade_id, proposer, counterparty, give_cash, give_squares, take_cash, "
-        "take_squares, status, turn_no, table_seq, reason, rule) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+        "take_squares, status, turn_no, table_seq, reason, rule, give_cards, take_cards) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
         t.table_id,
         t.trade_id,
         t.proposer,
@@ -88,6 +93,8 @@ async def insert_trade(conn: asyncpg.Connection, t: TradeRow) -> None:
         t.table_seq,
         t.reason,
         t.rule,
+        list(t.give_cards),
+        list(t.take_cards),
     )
 
 

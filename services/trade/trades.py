@@ -1,8 +1,9 @@
-"""Trade proposals between the players of a table (T1-T5): propose, accept, decline, cancel, expire.
+"""Trade proposals between the players of a table (T1-T6): propose, accept, decline, cancel, expire.
 
 The rules are the engine's: `engine.trade.validate_terms` (T2-T5) on the
-table's current state, read through the table's `GetTable`; the trade
-windows of T1 are the engine's too. An accepted trade is executed by the
+table's current state, read through the table's `GetTable`; who may propose
+when (T1 online, T6 hasbro: any active player at any time) is the engine's
+`trade_window`. An accepted trade is executed by the
 table as the system command `ExecuteTrade`, which re-checks everything, so
 the table stays the only authority over cash and deeds.
 """
@@ -19,8 +20,7 @@ import asyncpg
 import grpc
 from prometheus_client import Counter as PromCounter
 
-from engine import ExecuteTrade, PlayerBankrupt, RuleViolation, TableState, TradeExecuted, codec
-from engine.game import _TRADE_WINDOWS as TRADE_WINDOWS  # T1: the phases a proposal may be made in
+from engine import ExecuteTrade, PlayerBankrupt, RuleViolation, TableState, TradeExecuted, codec, trade_window
 from engine.game import teammates
 from engine.state import TradeOffer
 from engine.trade import validate_terms
@@ -55,6 +55,9 @@ class Terms:
     give_squares: tuple[int, ...] = ()
     take_cash: int = 0
     take_squares: tuple[int, ...] = ()
+    #: T2 (hasbro): Get Out of Jail Free cards (ids) on each side.
+    give_cards: tuple[int, ...] = ()
+    take_cards: tuple[int, ...] = ()
 
 
 def view(t: TradeRow) -> trade_pb2.TradeView:
@@ -68,6 +71,8 @@ def view(t: TradeRow) -> trade_pb2.TradeView:
             give_squares=t.give_squares,
             take_cash=t.take_cash,
             take_squares=t.take_squares,
+            give_cards=t.give_cards,
+            take_cards=t.take_cards,
         ),
         status=t.status,
         turn_no=t.turn_no,
@@ -97,19 +102,11 @@ def _reason_of(exc: grpc.aio.AioRpcError, rule: str) -> str:
 
 
 def check_window(state: TableState, seat: int) -> None:
-    """T1: only the player whose turn it is proposes, before rolling, deciding a purchase or paying."""
+    """T1 (online): only the player whose turn it is proposes, before rolling, deciding a purchase or
+    paying; T6 (hasbro): any active player at any time. The engine's `trade_window` decides."""
     if "trade" not in state.config.external:
         raise RuleViolation("T1", "this table runs its trades itself: propose them at the table")
-    if state.finished:
-        raise RuleViolation("D5", "the game is over")
-    if state.paused:
-        raise RuleViolation("E5", "the game is paused")
-    if seat != state.current:
-        raise RuleViolation("T1", f"only the player whose turn it is (seat {state.current}) may propose")
-    if state.phase not in TRADE_WINDOWS:
-        raise RuleViolation(
-            "T1", f"proposals are made before rolling, deciding a purchase or paying, not in {state.phase.value}"
-        )
+    trade_window(state, seat)
 
 
 class Trades:
@@ -161,7 +158,15 @@ class Trades:
         self._seat(table_id, seat, claims)
         state = await self.read_table(table_id)
         offer = TradeOffer(
-            0, seat, terms.counterparty, terms.give_cash, terms.give_squares, terms.take_cash, terms.take_squares
+            0,
+            seat,
+            terms.counterparty,
+            terms.give_cash,
+            terms.give_squares,
+            terms.take_cash,
+            terms.take_squares,
+            terms.give_cards,
+            terms.take_cards,
         )
         try:
             check_window(state, seat)
@@ -188,6 +193,8 @@ class Trades:
                     state.seq,
                     "",
                     "",
+                    terms.give_cards,
+                    terms.take_cards,
                 )
                 await store.save_counter(
                     conn, table_id, store.Counter(counter.next_trade_id + 1, state.turn_no, used + 1)
@@ -342,6 +349,8 @@ class Trades:
             t.give_squares,
             t.take_cash,
             t.take_squares,
+            t.give_cards,
+            t.take_cards,
         )
         request = table_pb2.SubmitCommandRequest(
             table_id=t.table_id,

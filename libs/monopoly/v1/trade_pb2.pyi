@@ -7,18 +7,22 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class TradeTerms(_message.Message):
-    __slots__ = ("counterparty", "give_cash", "give_squares", "take_cash", "take_squares")
+    __slots__ = ("counterparty", "give_cash", "give_squares", "take_cash", "take_squares", "give_cards", "take_cards")
     COUNTERPARTY_FIELD_NUMBER: _ClassVar[int]
     GIVE_CASH_FIELD_NUMBER: _ClassVar[int]
     GIVE_SQUARES_FIELD_NUMBER: _ClassVar[int]
     TAKE_CASH_FIELD_NUMBER: _ClassVar[int]
     TAKE_SQUARES_FIELD_NUMBER: _ClassVar[int]
+    GIVE_CARDS_FIELD_NUMBER: _ClassVar[int]
+    TAKE_CARDS_FIELD_NUMBER: _ClassVar[int]
     counterparty: int
     give_cash: int
     give_squares: _containers.RepeatedScalarFieldContainer[int]
     take_cash: int
     take_squares: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, counterparty: _Optional[int] = ..., give_cash: _Optional[int] = ..., give_squares: _Optional[_Iterable[int]] = ..., take_cash: _Optional[int] = ..., take_squares: _Optional[_Iterable[int]] = ...) -> None: ...
+    give_cards: _containers.RepeatedScalarFieldContainer[int]
+    take_cards: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, counterparty: _Optional[int] = ..., give_cash: _Optional[int] = ..., give_squares: _Optional[_Iterable[int]] = ..., take_cash: _Optional[int] = ..., take_squares: _Optional[_Iterable[int]] = ..., give_cards: _Optional[_Iterable[int]] = ..., take_cards: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ProposeTradeRequest(_message.Message):
     __slots__ = ("table_id", "seat", "seat_token", "terms")

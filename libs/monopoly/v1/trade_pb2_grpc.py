@@ -65,7 +65,8 @@ class TradeServiceServicer:
     """Missing associated documentation comment in .proto file."""
 
     def ProposeTrade(self, request, context):
-        """The current player proposes terms to another player (T1: on their turn, at most 3 per turn).
+        """A player proposes terms to another player (T1 online: the current player on their turn, at most
+        3 per turn; T6 hasbro: any active player at any time).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -480,6 +480,37 @@ def test_T6_a_trade_agreed_at_the_trade_service_carries_jail_cards_too() -> None
     assert t.state.players[x].jail_cards == [8] and t.state.owner[5] == c
 
 
+def test_T6_a_trade_agreed_at_the_trade_service_by_players_not_to_act_executes_at_any_time() -> None:
+    t = table(external=("trade",))
+    c = t.state.current
+    o, x = other(t.state, c), other(t.state, c, 2)
+    hand(t.state, o, 8)
+    give(t.state, x, 5)
+    roll_onto(t, 4)  # income tax: the current player owes the bank, outside T1's windows for everyone else
+    assert t.state.phase is engine.Phase.PAYMENT and t.state.actor == c
+    events = t.do(engine.ExecuteTrade(o, 2, x, t.state.turn_no, give_cards=(8,), take_squares=(5,)))
+    assert JailCardsTraded(2, o, x, (8,), ()) in events and t.state.owner[5] == o
+    # the window is the engine's, for the trade service and the table alike
+    engine.trade_window(t.state, x)
+    refused(t, engine.ExecuteTrade(o, 3, x, t.state.turn_no - 1, give_cash=1), "T1")  # a proposal of a past turn
+    t.state.players[x].bankrupt = True
+    with pytest.raises(RuleViolation) as info:
+        engine.trade_window(t.state, x)
+    assert info.value.rule == "G1"
+
+
+def test_T1_online_a_trade_of_a_player_not_to_act_lapses_at_the_table() -> None:
+    t = Table(4, 1, engine.classic(external=("trade",)))
+    c = t.state.current
+    o = other(t.state, c)
+    give(t.state, o, 1)
+    with pytest.raises(RuleViolation) as info:
+        engine.trade_window(t.state, o)
+    assert info.value.rule == "T1" and "whose turn" in info.value.message
+    error = refused(t, engine.ExecuteTrade(o, 1, c, t.state.turn_no, give_squares=(1,), take_cash=1000), "T1")
+    assert "lapsed" in error.message
+
+
 # -- D3, D4 -------------------------------------------------------------------------------------------------
 
 

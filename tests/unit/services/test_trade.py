@@ -1,11 +1,11 @@
-"""The trade service's pure parts: T1's windows on an engine state, views, the table's refusals."""
+"""The trade service's pure parts: T1's and T6's windows on an engine state, views, the table's refusals."""
 
 from __future__ import annotations
 
 import pytest
 
-from engine import Pay, Roll, RuleViolation, apply, new_game
-from engine.config import classic, duel
+from engine import BuyProperty, Pay, Roll, RuleViolation, apply, new_game
+from engine.config import classic, duel, hasbro
 from services.trade.store import TradeRow
 from services.trade.trades import _reason_of, check_window, command_id, view
 
@@ -45,6 +45,22 @@ def test_a_payment_is_a_window_and_after_rolling_is_not() -> None:
     assert info.value.rule == "T1"
 
 
+def test_T6_on_a_hasbro_table_any_active_player_proposes_at_any_time() -> None:
+    state, _ = new_game(hasbro(external=("trade",)), PLAYERS, seed=1)
+    others = [s for s in range(3) if s != state.current]
+    for seat in others:
+        check_window(state, seat)  # not the player whose turn it is
+    moves = {"pre_roll": Roll, "buy": BuyProperty, "payment": Pay}
+    while state.phase.value != "post_roll":  # after rolling too (T1 would refuse even the current player)
+        apply(state, moves[state.phase.value](state.current))
+    for seat in range(3):
+        check_window(state, seat)
+    state.players[others[0]].bankrupt = True
+    with pytest.raises(RuleViolation) as info:
+        check_window(state, others[0])
+    assert info.value.rule == "G1"
+
+
 def test_a_table_that_runs_its_own_trades_is_not_served() -> None:
     state, _ = new_game(classic(), PLAYERS, seed=3)
     with pytest.raises(RuleViolation) as info:
@@ -76,6 +92,8 @@ def test_view_and_command_id() -> None:
     )
     assert (v.rule, v.reason) == ("T2", "seat 0 has only $5")
     assert command_id("t1", 4) == "trade:t1:4"
+    carded = view(TradeRow("t1", 5, 0, 2, 0, (), 50, (), "open", 7, 42, "", "", give_cards=(8,), take_cards=(104,)))
+    assert (list(carded.terms.give_cards), list(carded.terms.take_cards)) == ([8], [104])  # T2 (hasbro)
 
 
 class _Refusal:
