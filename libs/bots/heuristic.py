@@ -76,6 +76,8 @@ class HeuristicBot:
         self.jail_policy: str | None = None
         #: P10: building auctions asked for in this turn (at most a few, so a turn always ends).
         self._building_asks = (-1, 0)
+        #: T6: the last turn in which the bot offered a trade outside its own turn (one a turn).
+        self._offered_turn = -1
         #: Bids go up to this percent of the printed price (double for a group-completing square).
         self.bid_factor_pct = bid_factor_pct
         #: Stop building with less than this left on the turn timer (E1).
@@ -332,6 +334,10 @@ class HeuristicBot:
         self._refresh(state, seat)
         if state.proposals or not self._one_short or self.rng.random() >= 0.25:
             return None
+        return self._offer(state, seat, ())
+
+    def _offer(self, state: TableState, seat: int, cards: tuple[int, ...]) -> Command | None:
+        """The first legal offer of cash (and `cards`) for a square that completes a group."""
         board = state.config.board
         cash = state.players[seat].cash
         owner = state.owner
@@ -342,9 +348,34 @@ class HeuristicBot:
             price = board.squares[sq].price
             offer = min(price * 3 // 2, cash - self.reserve)
             if offer >= price:
-                command = _if_legal(state, ProposeTrade(seat, other, give_cash=offer, take_squares=(sq,)))
+                command = _if_legal(
+                    state, ProposeTrade(seat, other, give_cash=offer, take_squares=(sq,), give_cards=cards)
+                )
                 if command is not None:
                     return command
+        return None
+
+    # -- outside one's turn (hasbro) ---------------------------------------------------
+    def any_time(self, state: TableState, seat: int) -> Command | None:
+        """A move of `seat` while another player is to act, or None: place a building won at
+        auction or build when rich (P10), or once a turn offer a trade, a Get Out of Jail Free
+        card thrown in (T6). The platform's bots ask it of every seat not to act; the simulator
+        plays the actor's moves only, so its games do not change."""
+        cfg = state.config
+        if state.paused or state.finished or state.players[seat].bankrupt:
+            return None
+        if cfg is not self._config:
+            self.configure(cfg)  # money thresholds in the rule set's scale, before a first turn too
+        if cfg.manage_any_time:
+            command = self._build(state, seat)
+            if command is not None and _if_legal(state, command) is not None:
+                return command
+        if cfg.trade.any_time and self._offered_turn != state.turn_no:
+            self._offered_turn = state.turn_no
+            self._refresh(state, seat)
+            if self._one_short and self.rng.random() < 0.25:
+                held = state.players[seat].jail_cards
+                return self._offer(state, seat, (held[0],) if held and cfg.trade.jail_cards else ())
         return None
 
     def _answer_trade(self, state: TableState, seat: int) -> Command:
@@ -353,6 +384,9 @@ class HeuristicBot:
         board = state.config.board
         gets = trade.give_cash + sum(board.squares[sq].price for sq in trade.give_squares)
         gives = trade.take_cash + sum(board.squares[sq].price for sq in trade.take_squares)
+        if trade.give_cards or trade.take_cards:  # T2 (hasbro): a Get Out of Jail Free card is worth a fine
+            gets += state.config.jail_fine * len(trade.give_cards)
+            gives += state.config.jail_fine * len(trade.take_cards)
         completes_mine = any(self._completes(state, seat, sq) for sq in trade.give_squares)
         breaks_mine = any(self._near_group(state, seat, sq) for sq in trade.take_squares)
         if completes_mine or (not breaks_mine and gets * 100 >= gives * 140):

@@ -9,6 +9,11 @@ With sub-protocols delegated to services (`external`), bids go to the
 auction service (whose view of the running auction the bots read), bets to
 the casino service and trade proposals and answers to the trade service;
 the table's stream then shows their results.
+
+On a table whose rules let players act outside their turn (hasbro: P10
+building, T6 trades), the bots of the seats not to act are asked too
+(`any_time`), one command at a time like every other, each carrying the
+seq it was decided on.
 """
 
 from __future__ import annotations
@@ -57,6 +62,8 @@ from servicekit.wire import command_to_proto, event_from_proto
 
 #: How often a bot looks again at a sub-protocol service that has not caught up with the table yet.
 POLL_S = 0.05
+#: How often the driver looks whether the table's stream brought a service's result to the replica.
+CATCH_UP_S = 0.002
 #: How long a bot waits before trying a service that did not answer (UNAVAILABLE: restarting).
 RETRY_S = 0.25
 
@@ -138,6 +145,8 @@ class BotTable:
     event_counts: Counter[str] = field(default_factory=Counter)
     #: Moves sent to each sub-protocol service: bids and passes, bets, proposals and answers.
     service_moves: dict[str, int] = field(default_factory=lambda: {"auction": 0, "trade": 0, "casino": 0})
+    #: Moves bots made outside their seat's turn (hasbro: P10, T6), by command type.
+    any_time_moves: Counter[str] = field(default_factory=Counter)
     #: A service token (`auth.service_token`): JoinTable and WatchTable take it.
     service_token: str = field(default_factory=bot_service_token)
 
@@ -215,15 +224,46 @@ class BotTable:
         if state.phase is Phase.AUCTION and "auction" in state.config.external:
             assert state.auction is not None
             self._acting = asyncio.create_task(self._bid_at_service(state.auction.auction_id, state.seq))
+        elif (move := self._any_time_move(state)) is not None:
+            self._acting = asyncio.create_task(self._act_any_time(move, state.seq))
         elif seat in self._bots:
             self._acting = asyncio.create_task(self._act(self._bots[seat], seat, state.seq))
+
+    def _any_time_move(self, state: TableState) -> Command | None:
+        """P10, T6 (hasbro): the first move a bot of a seat not to act wants to make now, if any."""
+        cfg = state.config
+        if not (cfg.manage_any_time or cfg.trade.any_time):
+            return None
+        for seat, bot in self._bots.items():
+            if seat == state.actor:
+                continue
+            any_time = getattr(bot, "any_time", None)  # a bot that acts only on its turn has none
+            command = any_time(state, seat) if any_time is not None else None
+            if command is not None:
+                return command  # type: ignore[no-any-return]
+        return None
+
+    async def _act_any_time(self, command: Command, seq: int) -> None:
+        """Send a move made outside the seat's turn: to the trade service (T6) or the table."""
+        assert self.state is not None
+        if self.think_s:
+            await asyncio.sleep(self.think_s)
+            if self.state.seq != seq:
+                asyncio.get_running_loop().call_soon(self._maybe_act)
+                return  # the table moved on: decide again
+        self.any_time_moves[type(command).__name__] += 1
+        if isinstance(command, ProposeTrade) and "trade" in self.state.config.external:
+            await self._at_service(self._trade_at_service(command))
+        else:
+            await self._submit(command, command.seat, seq)
 
     async def _act(self, bot: object, seat: int, seq: int) -> None:
         assert self.state is not None
         if self.think_s:
             await asyncio.sleep(self.think_s)
             if self.state.seq != seq:
-                return
+                asyncio.get_running_loop().call_soon(self._maybe_act)
+                return  # the table moved on while the bot thought: decide again
         command = bot.choose(self.state, seat)  # type: ignore[attr-defined]
         external = self.state.config.external
         if isinstance(command, (PlaceBet, DeclineBet)) and "casino" in external:
@@ -380,6 +420,8 @@ class BotTable:
             give_squares=list(command.give_squares),
             take_cash=command.take_cash,
             take_squares=list(command.take_squares),
+            give_cards=list(command.give_cards),
+            take_cards=list(command.take_cards),
         )
         proposal = trade_pb2.ProposeTradeRequest(
             table_id=self.table_id, seat=command.seat, seat_token=self.tokens[command.seat], terms=terms
@@ -398,16 +440,30 @@ class BotTable:
             tuple(command.give_squares),
             command.take_cash,
             tuple(command.take_squares),
+            tuple(command.give_cards),
+            tuple(command.take_cards),
         )
         answer = self._bots[other].choose(local, other)
         action = trade_pb2.TradeActionRequest(
             table_id=self.table_id, trade_id=view.trade_id, seat=other, seat_token=self.tokens[other]
         )
         if isinstance(answer, AcceptTrade):
-            await stub.AcceptTrade(action, timeout=30)
-        else:
-            await stub.DeclineTrade(action, timeout=30)
+            executed = self.event_counts["TradeExecuted"]
+            done = await stub.AcceptTrade(action, timeout=30)
+            self.service_moves["trade"] += 1
+            if done.status == "executed":  # decide the next move on the state after the trade
+                await self._until(lambda: self.event_counts["TradeExecuted"] > executed)
+            return
+        await stub.DeclineTrade(action, timeout=30)
         self.service_moves["trade"] += 1
+
+    async def _until(self, seen: Callable[[], bool], timeout: float = 10.0) -> None:
+        """Wait until the replica shows what a service just did at the table (its events come by the
+        stream, not in the service's answer): a move decided before would be stale."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not seen() and not self._stopped and loop.time() < deadline:
+            await asyncio.sleep(CATCH_UP_S)
 
 
 __all__ = ["BotTable", "SubProtocolStubs", "bot_service_token", "connect"]

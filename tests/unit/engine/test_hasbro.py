@@ -47,6 +47,7 @@ from engine import (
     SellBuilding,
     Tick,
     UseJailCard,
+    apply,
     check_invariants,
     hasbro,
     legal_commands,
@@ -718,6 +719,33 @@ def test_heuristic_bot_uses_jail_policies() -> None:
     assert isinstance(bot.choose(t.state, c), Roll)
     bot.jail_policy = "pay"
     assert isinstance(bot.choose(t.state, c), PayJailFine)
+
+
+def test_P10_T6_heuristic_bot_acts_outside_its_turn_only_where_the_rules_let_it() -> None:
+    t = table()
+    c = t.state.current
+    o, x = other(t.state, c), other(t.state, c, 2)
+    give(t.state, o, 37, 39)
+    assert HeuristicBot(1).any_time(t.state, o) == Build(o, 37)  # P10: builds while another is to act
+    assert HeuristicBot(1).any_time(Table(4, 1, engine.classic()).state, o) is None  # online: only on its turn
+    # T6: once a turn, an offer for the square that completes a group, its Get Out of Jail Free card included
+    give(t.state, x, 39)
+    hand(t.state, o, 8)
+    offers = []
+    for seed in range(20):
+        bot = HeuristicBot(seed)
+        offer = bot.any_time(t.state, o)
+        if offer is not None:
+            offers.append(offer)
+            assert bot.any_time(t.state, o) is None
+    assert offers and all(p == ProposeTrade(o, x, give_cash=600, take_squares=(39,), give_cards=(8,)) for p in offers)
+    # the counterparty counts a card as worth the jail fine: $520 and the card for a $400 square, not $520 alone
+    answers = []
+    for cards in ((), (8,)):
+        offered = t.state.copy()
+        apply(offered, ProposeTrade(o, x, give_cash=520, take_squares=(39,), give_cards=cards))
+        answers.append(type(HeuristicBot(1).choose(offered, x)))
+    assert answers == [engine.DeclineTrade, AcceptTrade]
 
 
 # -- external auctions (an auction service) for the hasbro reasons ------------------------------------------
