@@ -11,6 +11,10 @@ GAMES  ?= 200
 SEED   ?= 1
 DELAY  ?= 0.05
 TABLES ?= 20
+# RULESET=hasbro: `make run` and `make demo` play the printed rule set's tables (MODE: a queued mode instead)
+RULESET ?= online
+MODE    ?=
+PLATFORM_GAME = --ruleset $(RULESET) $(if $(MODE),--mode $(MODE))
 
 .PHONY: run demo play test test-unit test-integration lint typecheck compile uncompile bench bench-platform simulate proto clean
 
@@ -22,11 +26,11 @@ $(STAMP): pyproject.toml
 
 ## run: the platform (NATS, Postgres, services) with bot tables and a live view; Ctrl-C stops it
 run: $(STAMP)
-	$(BIN)/monopoly run
+	$(BIN)/monopoly run $(PLATFORM_GAME)
 
-## demo: TABLES bot tables played to the end through the API, their records checked
+## demo: TABLES bot tables played to the end through the API, their records checked (RULESET=hasbro: printed rules)
 demo: $(STAMP)
-	$(BIN)/monopoly demo --tables $(TABLES)
+	$(BIN)/monopoly demo --tables $(TABLES) $(PLATFORM_GAME)
 
 ## play: one table of bots in the terminal, turn by turn, no servers
 play: $(STAMP)

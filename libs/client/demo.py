@@ -7,7 +7,7 @@ import contextlib
 import sys
 import time
 import uuid
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 
-from engine import Event, TableState, check_invariants
+from engine import AuctionStarted, Event, TableState, check_invariants
 from engine.invariants import InvariantBroken
 from monopoly.v1 import casino_pb2, rating_pb2, rating_pb2_grpc
 from servicekit.bus import ensure_stream
@@ -59,6 +59,12 @@ async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: 
         rating_channel = grpc.aio.insecure_channel(platform.target("rating"))
         rating = rating_pb2_grpc.RatingServiceStub(rating_channel)
         seats_per_table = 3 if mode == "duel" else 4
+        reasons: Counter[str] = Counter()  # auctions by why they opened (A1/A2, P10, D4, M3)
+
+        def opened(_table: BotTable, event: Event) -> None:
+            if isinstance(event, AuctionStarted):
+                reasons[event.reason] += 1
+
         started = time.perf_counter()
         async with MatchmakingClient(platform.target("matchmaking")) as mm:
             tickets = await queue_players(mm, tables, seats_per_table, mode, err)
@@ -72,6 +78,7 @@ async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: 
                 services=services,
                 table_id=table_id,
                 tokens={t.seat: t.seat_token for t in seated},
+                on_event=opened,
             )
             for i, (table_id, seated) in enumerate(tickets.items())
         ]
@@ -152,6 +159,12 @@ async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: 
         f"{totals.bets} casino bets settled ({moves['casino']} bets and declines); "
         f"jackpot pools at the end ${totals.pool:,}"
     )
+    print("auctions by reason: " + (", ".join(f"{n} {why}" for why, n in sorted(reasons.items())) or "none"))
+    off_turn = sum((g.any_time_moves for g in games), Counter[str]())
+    if off_turn:  # hasbro: P10 and T6 let a player act outside their turn
+        cards = sum(g.event_counts["JailCardsTraded"] for g in games)
+        kinds = ", ".join(f"{n} {kind}" for kind, n in sorted(off_turn.items()))
+        print(f"outside their turn (P10, T6): {kinds}; trades with Get Out of Jail Free cards: {cards}")
     print_ratings(tickets, games, states, verdicts, before, after, board)
     verdict = {True: "yes", False: "NO"}
     print(f"every table's records agree: {verdict[agree]}; money ledger balanced: {verdict[totals.balanced]}")
@@ -270,8 +283,10 @@ async def ledger(g: BotTable, services: SubProtocolStubs) -> Ledger:
     return Ledger(counts["AuctionSettled"], counts["TradeExecuted"], counts["BetSettled"], state.jackpot, balanced)
 
 
-async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: float | None = None) -> int:
-    """The platform with `tables` bot tables at a time and a live view, until Ctrl-C."""
+async def run(
+    data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: float | None = None, mode: str = "classic"
+) -> int:
+    """The platform with `tables` bot tables of `mode` at a time and a live view, until Ctrl-C."""
     with servers(data_dir) as (nats_url, db_url):
         platform = Platform(
             nats_url, db_url, data_dir, clock_scale, extra_env={"RATING_MIN_REAL_MINUTES": DEMO_RATING_MIN_REAL_MINUTES}
@@ -292,17 +307,20 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
         finished = 0
         seed = 0
         rates: deque[tuple[float, int, int]] = deque(maxlen=20)
+        seats = 3 if mode == "duel" else 4
 
         def remember(g: BotTable, event: Event) -> None:
             if g.state is not None and (line := describe(g.state, event)):
                 latest.append(f"{g.table_id}  {escape(line.strip())}")
 
         async def form_table(n: int) -> None:
-            """Four players register and queue; matchmaking seats them at a new table, which they play."""
+            """A table's players register and queue; matchmaking seats them at a new table, which they play."""
             nonlocal queued
-            players = [await mm.register(f"{NAMES[(4 * n + i) % len(NAMES)]}-{tag}{4 * n + i}") for i in range(4)]
+            players = [
+                await mm.register(f"{NAMES[(seats * n + i) % len(NAMES)]}-{tag}{seats * n + i}") for i in range(seats)
+            ]
             for p in players:
-                await mm.enqueue(p, "classic")
+                await mm.enqueue(p, mode)
                 queued += 1
             try:
                 seated = await asyncio.gather(*(mm.wait_match(p) for p in players))
@@ -310,6 +328,7 @@ async def run(data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: 
                 queued -= len(players)
             g = BotTable(
                 stub,
+                mode=mode,
                 seed=n,
                 clock_scale=clock_scale,
                 think_s=0.3,

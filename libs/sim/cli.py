@@ -35,6 +35,13 @@ def preset_name(ruleset: str, mode: str | None) -> str:
     return prefixed if mode not in PRESETS and prefixed in PRESETS else mode
 
 
+#: The modes matchmaking queues players for (services/matchmaking/queues.py): `run` and `demo` seat
+#: their players through the queue, so they play these.
+QUEUED_MODES = ("classic", "speed", "duel", "team", "hasbro")
+PLATFORM_RULESET_HELP = "online or hasbro: that rule set's standard game (classic or hasbro) unless --mode says"
+PLATFORM_MODE_HELP = "a mode matchmaking queues (hasbro: the printed game, auctions, building and trades any time)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="monopoly", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -101,10 +108,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--clock-scale", type=int, default=60, help="game seconds per real second (default 60)")
     run.add_argument("--data-dir", type=Path, default=Path(".platform"), help="where embedded servers keep data")
     run.add_argument("--duration", type=float, default=None, help="stop after this many seconds (default: Ctrl-C)")
+    run.add_argument("--ruleset", choices=sorted(RULESETS), default=None, help=PLATFORM_RULESET_HELP)
+    run.add_argument("--mode", choices=sorted(QUEUED_MODES), default=None, help=PLATFORM_MODE_HELP)
 
     demo = sub.add_parser("demo", help="play N bot tables through the platform to the end and verify their records")
     demo.add_argument("--tables", type=int, default=20)
-    demo.add_argument("--mode", choices=sorted(PRESETS), default="classic")
+    demo.add_argument("--ruleset", choices=sorted(RULESETS), default=None, help=PLATFORM_RULESET_HELP)
+    demo.add_argument("--mode", choices=sorted(QUEUED_MODES), default=None, help=PLATFORM_MODE_HELP)
     demo.add_argument("--clock-scale", type=int, default=60)
     demo.add_argument("--data-dir", type=Path, default=Path(".platform"))
 
@@ -139,9 +149,13 @@ def _platform(args: argparse.Namespace) -> int:
     if args.tables < 1 or args.clock_scale < 1:
         print(f"monopoly {args.command}: --tables and --clock-scale must be at least 1", file=sys.stderr)
         return 2
+    mode = args.mode or RULESETS[args.ruleset or "online"]
+    if args.ruleset is not None and PRESETS[mode]().ruleset != args.ruleset:
+        print(f"monopoly {args.command}: {mode} is not a mode of the {args.ruleset} rule set", file=sys.stderr)
+        return 2
     if args.command == "demo":
-        return asyncio.run(demo(args.tables, args.data_dir, args.mode, args.clock_scale))
-    return asyncio.run(run(args.data_dir, args.tables, args.clock_scale, args.duration))
+        return asyncio.run(demo(args.tables, args.data_dir, mode, args.clock_scale))
+    return asyncio.run(run(args.data_dir, args.tables, args.clock_scale, args.duration, mode))
 
 
 def _casino(args: list[str]) -> int:

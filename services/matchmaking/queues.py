@@ -9,6 +9,8 @@ the band, which widens with waiting time, and the table has room:
   or with 2-3 once the anchor has waited `small_table_wait_s`.
 * Duel: exactly 3. Team: exactly 4, as two parties of two, a party and two
   singles, or four singles; a party sits on one team (seats 0 and 2, or 1 and 3).
+* Hasbro (the printed rule set, H1): 2-6 players; a table starts at 4 like
+  Classic, or with more when they are waiting at once (never rated, R1).
 * Bot fill: when a unit that asked for it has waited `small_table_wait_s` and
   no full table formed, bots ("bot-<n>") take the empty seats up to the start
   size; such a game is unrated.
@@ -38,6 +40,7 @@ QUEUE_MODES: dict[str, ModeSize] = {
     "speed": ModeSize(2, 4, 5, 4),
     "duel": ModeSize(3, 3, 3, 2),
     "team": ModeSize(4, 4, 4, 2),
+    "hasbro": ModeSize(2, 4, 6, 4),
 }
 
 

@@ -97,7 +97,7 @@ class MatchmakingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Enqueue(self, request, context):
-        """Join the queue of a mode (classic | speed | duel | team), alone or as a member of a party.
+        """Join the queue of a mode (classic | speed | duel | team | hasbro), alone or as a member of a party.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

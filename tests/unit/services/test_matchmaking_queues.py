@@ -37,6 +37,14 @@ def test_duel_exactly_three_and_team_exactly_four() -> None:
     assert [s.team for s in team.seats] == [0, 1, 0, 1]
 
 
+def test_hasbro_queues_like_classic_up_to_six_players() -> None:
+    assert plan("hasbro", [t(i) for i in range(3)], RULES) == []
+    (four,) = plan("hasbro", [t(i) for i in range(4)], RULES)
+    assert len(four.seats) == 4
+    (six,) = plan("hasbro", [t(i) for i in range(7)], RULES)
+    assert len(six.seats) == 6  # H1: 2-6 players
+
+
 def test_parties_sit_together_on_one_team_and_wait_until_complete() -> None:
     a = [t(0, 5, party="a", size=2), t(1, 4, party="a", size=2)]
     b = [t(2, 3, party="b", size=2)]
