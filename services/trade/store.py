@@ -135,6 +135,12 @@ async def tables_with_open(conn: asyncpg.Connection) -> set[str]:
     return {r["table_id"] for r in rows}
 
 
+async def has_open(conn: asyncpg.Connection, table_id: str) -> bool:
+    return bool(
+        await conn.fetchval("SELECT EXISTS (SELECT 1 FROM trades WHERE table_id = $1 AND status = 'open')", table_id)
+    )
+
+
 async def expire_open(
     conn: asyncpg.Connection, table_id: str, before_seq: int, reason: str, seats: tuple[int, ...] = ()
 ) -> list[TradeRow]:

@@ -125,8 +125,11 @@ class Trades:
         self.wake = wake  # the outbox relay, after each commit that wrote to the outbox
         #: Tables that may have an open proposal: most table batches (a turn ending with nothing
         #: proposed) then cost no Postgres round trip. Filled by `load_open` at start and by every
-        #: proposal; one instance of the service owns the proposals (like the table service its tables).
+        #: proposal, emptied when a turn's end left none open; one instance of the service owns the
+        #: proposals (like the table service its tables).
         self.maybe_open: set[str] = set()
+        #: Proposals made by this process: a table leaves `maybe_open` only if none came meanwhile.
+        self.proposals_made = 0
 
     async def load_open(self) -> None:
         async with self.pool.acquire() as conn:
@@ -200,6 +203,7 @@ class Trades:
                     conn, table_id, store.Counter(counter.next_trade_id + 1, state.turn_no, used + 1)
                 )
                 self.maybe_open.add(table_id)
+                self.proposals_made += 1
                 await store.insert_trade(conn, row)
                 await self._publish(conn, row)
         except RuleViolation as exc:
@@ -280,13 +284,18 @@ class Trades:
         if all(env.type != "TradeExecuted" and env.table_id not in self.maybe_open for env in watched):
             return 0  # most turns end with nothing proposed: no Postgres round trip
         changed: list[TradeRow] = []
+        proposals_before = self.proposals_made
+        emptied: set[str] = set()  # tables with no open proposal left once this commits
         async with self.pool.acquire() as conn, conn.transaction():
             for env in watched:
                 table_id = env.table_id
                 if env.type == "TurnEnded":
                     changed += await store.expire_open(conn, table_id, env.seq, "the turn ended")
+                    if table_id in self.maybe_open and not await store.has_open(conn, table_id):
+                        emptied.add(table_id)
                 elif env.type == "GameEnded":
                     changed += await store.expire_open(conn, table_id, env.seq, "the game ended")
+                    emptied.add(table_id)
                 elif env.type == "PlayerBankrupt":
                     event = event_from_proto(env.payload)
                     assert isinstance(event, PlayerBankrupt)
@@ -304,6 +313,8 @@ class Trades:
                         changed.append(done)
             for t in changed:
                 await self._publish(conn, t)
+        if self.proposals_made == proposals_before:  # else a proposal may have come for one of them
+            self.maybe_open -= emptied
         for t in changed:
             if t.status == "expired":
                 CLOSED.labels("expired").inc()
