@@ -42,7 +42,7 @@ def _service_stream(service: str, what: str) -> JStream:
     return JStream(
         name=f"MONOPOLY_{service.upper()}_EVENTS",
         description=f"Every committed event of the {service} service ({what})",
-        subjects=[f"monopoly.{service}.*.events"],
+        subjects=[f"monopoly.{service}.*.*"],
         retention=RetentionPolicy.LIMITS,
         storage=StorageType.FILE,
         duplicate_window=120.0,
@@ -50,7 +50,8 @@ def _service_stream(service: str, what: str) -> JStream:
     )
 
 
-#: The sub-protocol services' events, one subject per table each (`<service>_subject`).
+#: The sub-protocol services' events on `monopoly.<service>.<table>.<kind>` (`<service>_subject`):
+#: one table's events stay in order, and a consumer of one kind (the table, of results) filters it.
 AUCTION_EVENTS = _service_stream("auction", "auctions opened, bids, passes, settlements")
 TRADE_EVENTS = _service_stream("trade", "proposals, answers, executions, expiries")
 CASINO_EVENTS = _service_stream("casino", "bets placed, declined and settled, pools")
@@ -71,16 +72,19 @@ def table_subject(table_id: str) -> str:
     return f"monopoly.table.{table_id}.events"
 
 
-def auction_subject(table_id: str) -> str:
-    return f"monopoly.auction.{table_id}.events"
+def auction_subject(table_id: str = "*", kind: str = "*") -> str:
+    """An `AuctionEvent` of `kind` (its type: opened, bid, passed, settled...); `*`: any."""
+    return f"monopoly.auction.{table_id}.{kind}"
 
 
-def trade_subject(table_id: str) -> str:
-    return f"monopoly.trade.{table_id}.events"
+def trade_subject(table_id: str = "*", kind: str = "*") -> str:
+    """A `TradeEvent` of `kind` (the trade's status); `*`: any."""
+    return f"monopoly.trade.{table_id}.{kind}"
 
 
-def casino_subject(table_id: str) -> str:
-    return f"monopoly.casino.{table_id}.events"
+def casino_subject(table_id: str = "*", kind: str = "*") -> str:
+    """A `CasinoEvent` of `kind` (the bet's status: open, settled, declined...); `*`: any."""
+    return f"monopoly.casino.{table_id}.{kind}"
 
 
 def match_subject(table_id: str, what: str = "formed") -> str:

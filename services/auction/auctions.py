@@ -488,7 +488,7 @@ class Auctions:
 
 
 def _outbox_row(event: auction_pb2.AuctionEvent) -> OutboxRow:
-    return (bus.auction_subject(event.table_id), event.event_id, event.SerializeToString())
+    return (bus.auction_subject(event.table_id, event.type), event.event_id, event.SerializeToString())
 
 
 __all__ = [

@@ -1,7 +1,7 @@
 """The auction service: wiring of settings, Postgres, JetStream, the outbox relay, gRPC and metrics.
 
 Run: `python -m services.auction.main` with NATS_URL and DATABASE_URL set. Its state lives in the
-Postgres schema `auction`; it consumes the tables' events and publishes on `monopoly.auction.<table>.events`.
+Postgres schema `auction`; it consumes the tables' events and publishes on `monopoly.auction.<table>.<kind>`.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ def event_row(b: Bet) -> tuple[str, str, bytes]:
     """The outbox row of a bet's fact: (subject, msg_id, CasinoEvent)."""
     event_id = f"{b.bet_id}:{b.status}"
     message = casino_pb2.CasinoEvent(event_id=event_id, bet=view(b), wall_unix_ms=wall_ms())
-    return bus.casino_subject(b.table_id), event_id, message.SerializeToString()
+    return bus.casino_subject(b.table_id, b.status), event_id, message.SerializeToString()
 
 
 def outcome(b: Bet, rules: CasinoRules) -> Bet:

@@ -1,7 +1,8 @@
 """The table service's event subscribers: results of the sub-protocols run by services.
 
-The auction and casino services publish their results; the table applies
-each once as a system command (`SettleAuction`, `SettleBet`) whose command id
+The auction and casino services publish their results; the table reads only
+those (subjects of kind `settled`, and `declined` for bets, not every bid and
+bet opened) and applies each once as a system command (`SettleAuction`, `SettleBet`) whose command id
 names the result, so a redelivered message is answered from the table's
 record of that id (written in the same transaction as the events) and
 changes nothing. A result the table refuses (the game moved on, it ended) is
@@ -31,7 +32,7 @@ RESULTS = Counter("table_results_total", "Sub-protocol results consumed, by kind
 def build_consumers(tables: Tables) -> Consumers:
     consumers = Consumers()
 
-    @durable_consumer(consumers, "monopoly.auction.*.events", bus.AUCTION_EVENTS, "table-auction-results")
+    @durable_consumer(consumers, bus.auction_subject(kind="settled"), bus.AUCTION_EVENTS, "table-auction-settled")
     async def on_auction_event(body: bytes) -> None:
         event = auction_pb2.AuctionEvent.FromString(body)
         if event.type != "settled":
@@ -39,7 +40,12 @@ def build_consumers(tables: Tables) -> Consumers:
         command = SettleAuction(BANK, event.auction_id, event.winner, event.price)
         await _apply(tables, event.table_id, command, f"auction:{event.table_id}:{event.auction_id}")
 
-    @durable_consumer(consumers, "monopoly.casino.*.events", bus.CASINO_EVENTS, "table-casino-results")
+    @durable_consumer(
+        consumers,
+        [bus.casino_subject(kind="settled"), bus.casino_subject(kind="declined")],
+        bus.CASINO_EVENTS,
+        "table-casino-settled",
+    )
     async def on_casino_event(body: bytes) -> None:
         bet = casino_pb2.CasinoEvent.FromString(body).bet
         if bet.status == "settled":

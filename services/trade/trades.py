@@ -384,4 +384,4 @@ class Trades:
     async def _publish(self, conn: asyncpg.Connection, t: TradeRow) -> None:
         event_id = f"{t.table_id}:{t.trade_id}:{t.status}"
         event = trade_pb2.TradeEvent(event_id=event_id, trade=view(t), wall_unix_ms=int(time.time() * 1000))
-        await store.add_outbox(conn, bus.trade_subject(t.table_id), event_id, event.SerializeToString())
+        await store.add_outbox(conn, bus.trade_subject(t.table_id, t.status), event_id, event.SerializeToString())

@@ -152,7 +152,7 @@ async def settled(auctions: AuctionClient, table_id: str, auction_id: int) -> au
 
 async def auction_events(js: JetStreamContext, table_id: str) -> list[auction_pb2.AuctionEvent]:
     """Every AuctionEvent the service published for the table, in order."""
-    sub = await js.subscribe(bus.auction_subject(table_id), ordered_consumer=True)
+    sub = await js.subscribe(bus.auction_subject(table_id, "*"), ordered_consumer=True)
     out: list[auction_pb2.AuctionEvent] = []
     try:
         while True:

@@ -114,7 +114,7 @@ async def test_sigkill_of_each_sub_protocol_service_mid_protocol_loses_and_doubl
     seqs = {g.table_id: (await stub.GetTable(table_pb2.GetTableRequest(table_id=g.table_id))).seq for g in games}
     replayed = 0
     for g in games:
-        for subject in (auction_subject(g.table_id), casino_subject(g.table_id)):
+        for subject in (auction_subject(g.table_id, "*"), casino_subject(g.table_id, "*")):
             for payload in reversed(await published(js, subject)):
                 await js.publish(subject, payload, headers={"Nats-Msg-Id": uuid.uuid4().hex})
                 replayed += 1

@@ -171,7 +171,7 @@ async def wait_for(predicate: Callable[[], object], timeout: float = 20.0) -> No
 
 async def trade_events(js: JetStreamContext, table_id: str, count: int) -> list[trade_pb2.TradeEvent]:
     """The first `count` TradeEvents of a table, from the trade service's stream."""
-    sub = await js.pull_subscribe(bus.trade_subject(table_id), stream=bus.TRADE_EVENTS.name)
+    sub = await js.pull_subscribe(bus.trade_subject(table_id, "*"), stream=bus.TRADE_EVENTS.name)
     out: list[trade_pb2.TradeEvent] = []
     try:
         while len(out) < count:
