@@ -52,7 +52,9 @@ FETCH_BATCH = 64
 FETCH_TIMEOUT_S = 2.0
 #: After a short batch, this long to let more messages gather: a fetch is a round trip that costs
 #: as much CPU as handling a few messages, and a busy stream would otherwise be fetched one by one.
+#: A consumer nobody waits on (expiring proposals, recording rounds) gathers longer (`gather_s`).
 GATHER_S = 0.005
+LAZY_GATHER_S = 0.05
 
 CONSUMED = Counter(
     "consumer_messages_total", "Messages consumed, by durable consumer and outcome", ["consumer", "outcome"]
@@ -73,6 +75,7 @@ class _Consumer:
     durable: str
     max_deliver: int
     handler: Handler
+    gather_s: float
 
 
 @dataclass
@@ -132,7 +135,7 @@ class Consumers:
             finally:
                 self._handling -= 1
             if len(messages) < FETCH_BATCH:
-                await asyncio.sleep(GATHER_S)
+                await asyncio.sleep(c.gather_s)
 
     async def _handle(self, c: _Consumer, messages: list[Msg]) -> None:
         for i, msg in enumerate(messages):
@@ -153,7 +156,12 @@ class Consumers:
 
 
 def durable_consumer(
-    group: Consumers, subjects: str | Sequence[str], stream: JStream, durable: str, max_deliver: int = MAX_DELIVER
+    group: Consumers,
+    subjects: str | Sequence[str],
+    stream: JStream,
+    durable: str,
+    max_deliver: int = MAX_DELIVER,
+    gather_s: float = GATHER_S,
 ) -> Callable[[Handler], Handler]:
     """Register `handler(payload)` on `group` as the durable pull consumer `durable` of `subjects`
     (one subject, or several read as one sequence in stream order)."""
@@ -162,7 +170,7 @@ def durable_consumer(
         raise ValueError(f"{durable}: a consumer needs a subject")
 
     def register(handler: Handler) -> Handler:
-        group.consumers.append(_Consumer(wanted, stream, durable, max_deliver, handler))
+        group.consumers.append(_Consumer(wanted, stream, durable, max_deliver, handler, gather_s))
         return handler
 
     return register

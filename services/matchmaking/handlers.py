@@ -16,7 +16,7 @@ from google.protobuf.message import DecodeError
 from engine.events import GameEnded
 from monopoly.v1 import common_pb2
 from servicekit import bus, signals
-from servicekit.consumers import Consumers, durable_consumer
+from servicekit.consumers import LAZY_GATHER_S, Consumers, durable_consumer
 from servicekit.wire import event_from_proto
 
 from .matcher import Matchmaker
@@ -40,7 +40,7 @@ async def handle_batch(mm: Matchmaker, batch: common_pb2.EventBatch) -> None:
 def build_consumers(mm: Matchmaker) -> Consumers:
     consumers = Consumers()
 
-    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE)
+    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE, gather_s=LAZY_GATHER_S)
     async def on_table_events(body: bytes) -> None:
         try:
             batch = common_pb2.EventBatch.FromString(body)

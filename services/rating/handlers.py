@@ -26,7 +26,7 @@ from google.protobuf.message import DecodeError
 
 from monopoly.v1 import common_pb2, matchmaking_pb2
 from servicekit import bus, signals
-from servicekit.consumers import Consumers, durable_consumer
+from servicekit.consumers import LAZY_GATHER_S, Consumers, durable_consumer
 
 from .games import Games
 
@@ -41,7 +41,7 @@ MATCH_DURABLE = "rating-match-events"
 def build_consumers(games: Games) -> Consumers:
     consumers = Consumers()
 
-    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE)
+    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE, gather_s=LAZY_GATHER_S)
     async def on_table_events(body: bytes) -> None:
         try:
             batch = common_pb2.EventBatch.FromString(body)

@@ -18,7 +18,7 @@ from google.protobuf.message import DecodeError
 
 from monopoly.v1 import common_pb2
 from servicekit import bus, signals
-from servicekit.consumers import Consumers, durable_consumer
+from servicekit.consumers import LAZY_GATHER_S, Consumers, durable_consumer
 
 from .trades import Trades
 
@@ -32,7 +32,7 @@ TOPICS = ("turn", "trade", "lifecycle")
 def build_consumers(trades: Trades) -> Consumers:
     consumers = Consumers()
 
-    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE)
+    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE, gather_s=LAZY_GATHER_S)
     async def on_table_events(body: bytes) -> None:
         try:
             batch = common_pb2.EventBatch.FromString(body)
