@@ -92,6 +92,25 @@ async def open_auction(conn: asyncpg.Connection, row: AuctionRow, outbox: list[O
         return True
 
 
+_SAVE = """
+WITH up AS (
+    UPDATE auctions SET status = $3, state = $4::jsonb, deadline_unix_ms = $5, version = $6, moves = $7,
+        events = $8, winner = $9, price = $10, closed_by = $11, paused_left_ms = $13, updated_at = now()
+    WHERE table_id = $1 AND auction_id = $2 AND version = $12
+    RETURNING 1
+), move AS (
+    INSERT INTO auction_moves (table_id, auction_id, n, seat, kind, amount)
+    SELECT $1, $2, $7, $14, $15, $16 FROM up WHERE $14::int IS NOT NULL
+), out AS (
+    INSERT INTO outbox (subject, msg_id, payload)
+    SELECT o.subject, o.msg_id, o.payload
+    FROM up, unnest($17::text[], $18::text[], $19::bytea[]) WITH ORDINALITY AS o(subject, msg_id, payload, n)
+    ORDER BY o.n
+)
+SELECT count(*) FROM up
+"""
+
+
 async def save(
     conn: asyncpg.Connection,
     row: AuctionRow,
@@ -100,43 +119,32 @@ async def save(
     outbox: list[OutboxRow],
 ) -> bool:
     """Write the auction's new state if it is still at `expected_version`, with its move
-    (seat, kind, amount) and outbox rows, in one transaction; False (nothing written) if another
-    writer moved it on."""
-    async with conn.transaction():
-        status = await conn.execute(
-            "UPDATE auctions SET status = $3, state = $4::jsonb, deadline_unix_ms = $5, version = $6, moves = $7, "
-            "events = $8, winner = $9, price = $10, closed_by = $11, paused_left_ms = $13, updated_at = now() "
-            "WHERE table_id = $1 AND auction_id = $2 AND version = $12",
-            row.table_id,
-            row.auction_id,
-            row.status,
-            state_json(row.state),
-            row.deadline_unix_ms,
-            row.version,
-            row.moves,
-            row.events,
-            row.winner,
-            row.price,
-            row.closed_by,
-            expected_version,
-            row.paused_left_ms,
-        )
-        if status != "UPDATE 1":
-            return False
-        if move is not None:
-            seat, kind, amount = move
-            await conn.execute(
-                "INSERT INTO auction_moves (table_id, auction_id, n, seat, kind, amount) "
-                "VALUES ($1, $2, $3, $4, $5, $6)",
-                row.table_id,
-                row.auction_id,
-                row.moves,
-                seat,
-                kind,
-                amount,
-            )
-        await _outbox(conn, outbox)
-        return True
+    (seat, kind, amount) and outbox rows, in one statement (one round trip, atomic); False
+    (nothing written) if another writer moved it on."""
+    seat, kind, amount = move if move is not None else (None, None, None)
+    updated = await conn.fetchval(
+        _SAVE,
+        row.table_id,
+        row.auction_id,
+        row.status,
+        state_json(row.state),
+        row.deadline_unix_ms,
+        row.version,
+        row.moves,
+        row.events,
+        row.winner,
+        row.price,
+        row.closed_by,
+        expected_version,
+        row.paused_left_ms,
+        seat,
+        kind,
+        amount,
+        [r[0] for r in outbox],
+        [r[1] for r in outbox],
+        [r[2] for r in outbox],
+    )
+    return bool(updated)
 
 
 async def close_if_open(

@@ -4,6 +4,7 @@ Postgres; bids, passes and time-outs through gRPC; the result settled into the t
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -37,6 +38,7 @@ from monopoly.v1 import auction_pb2, common_pb2, table_pb2, table_pb2_grpc
 from servicekit import auth, bus, signals
 from servicekit.settings import DEV_TOKEN_SECRET
 from servicekit.wire import command_to_proto, event_from_proto
+from services.auction import store as auction_store
 from services.auction.handlers import DURABLE as AUCTION_DURABLE
 
 from .helpers import rule_id
@@ -417,3 +419,38 @@ async def table_events(game: Game, kind: str) -> list[common_pb2.Envelope]:
     stream.cancel()
     assert all(event_from_proto(e.payload) for e in out)
     return out
+
+
+async def test_a_move_written_against_an_old_version_writes_nothing(
+    table_stub: table_pb2_grpc.TableServiceStub, auctions: AuctionClient, server_urls: tuple[str, str]
+) -> None:
+    """The auction row's version guards every move (one statement: state, move and outbox rows):
+    a writer that read an older version writes none of them, and the current version still can."""
+    game, _, _ = await declined(table_stub, 501, 1)
+    view = await opened(auctions, game.table_id)
+    conn = await asyncpg.connect(server_urls[1], server_settings={"search_path": "auction"})
+    try:
+        row = await auction_store.get(conn, game.table_id, view.auction_id)
+        assert row is not None
+
+        async def written() -> tuple[int, int]:
+            moves = await conn.fetchval(
+                "SELECT count(*) FROM auction_moves WHERE table_id = $1 AND auction_id = $2",
+                game.table_id,
+                view.auction_id,
+            )
+            versions = await conn.fetchval(
+                "SELECT version FROM auctions WHERE table_id = $1 AND auction_id = $2", game.table_id, view.auction_id
+            )
+            return moves, versions
+
+        before = await written()
+        moved = dataclasses.replace(row, version=row.version + 1, moves=row.moves + 1)
+        fact = ("monopoly.auction.test.bid", f"stale-{uuid.uuid4().hex}", b"x")
+        assert not await auction_store.save(conn, moved, row.version - 1, (view.bidder, "bid", 10), [fact])
+        assert await written() == before
+        assert await conn.fetchval("SELECT count(*) FROM outbox WHERE msg_id = $1", fact[1]) == 0
+    finally:
+        await conn.close()
+    after = await auctions.bid(game.table_id, view.bidder, view.min_bid, game.tokens[view.bidder])
+    assert after.high_bid == view.min_bid  # the service's own write, at the current version, went in
