@@ -124,6 +124,8 @@ class BotTable:
 
     stub: table_pb2_grpc.TableServiceStub
     mode: str = "classic"
+    #: What the host sets on top of the preset (`CreateTableRequest.custom_settings_json`).
+    settings: dict[str, object] = field(default_factory=dict)
     players: int = 4
     seed: int = 0
     bots: str = "heuristic"
@@ -156,6 +158,7 @@ class BotTable:
             table_pb2.CreateTableRequest(
                 mode=self.mode,
                 players=names,
+                custom_settings_json=json.dumps(self.settings) if self.settings else "",
                 seed=self.seed,
                 clock_scale=self.clock_scale,
                 external=list(self.services.external),

@@ -415,6 +415,9 @@ PRESETS = {
     "hasbro-short-6": hasbro_short_6,
     "hasbro-time": hasbro_time,
 }
+#: What a host may set when creating a table of each preset (the rest is the preset's): the custom
+#: table's rule card, and the Time Limit game's agreed length (H5).
+PRESET_SETTINGS: dict[str, frozenset[str]] = {"custom": HOST_SETTINGS, "hasbro-time": frozenset({"time_limit_minutes"})}
 #: The preset of each rule set's standard game, and each preset's rule set.
 RULESETS = {"online": "classic", "hasbro": "hasbro"}
 

@@ -38,7 +38,7 @@ from engine import (
     preset,
     replay,
 )
-from engine.config import HOST_SETTINGS, rule_card
+from engine.config import PRESET_SETTINGS, rule_card
 from monopoly.v1 import common_pb2, table_pb2
 from servicekit import auth, bus, signals
 from servicekit.errors import BadRequest, Forbidden, NotFound, Unavailable
@@ -260,12 +260,14 @@ class Tables:
         scale: int,
         external: tuple[str, ...] = (),
     ) -> tuple[str, int, str]:
-        if settings and mode != "custom":
-            raise BadRequest("settings are for custom tables only")
-        unknown = sorted(set(settings) - HOST_SETTINGS)
+        allowed = PRESET_SETTINGS.get(mode, frozenset())
+        if settings and not allowed:
+            with_settings = ", ".join(sorted(PRESET_SETTINGS))
+            raise BadRequest(f"settings are for {with_settings} tables only, not {mode!r}")
+        unknown = sorted(set(settings) - allowed)
         if unknown:
             raise BadRequest(
-                f"unknown custom setting(s): {', '.join(unknown)}; a host sets {', '.join(sorted(HOST_SETTINGS))}"
+                f"unknown {mode} setting(s): {', '.join(unknown)}; a host sets {', '.join(sorted(allowed))}"
             )
         unknown = sorted(set(external) - set(SUB_PROTOCOLS))
         if unknown:

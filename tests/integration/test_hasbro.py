@@ -395,3 +395,56 @@ async def test_R4_players_queued_for_hasbro_get_a_hasbro_table_delegating_its_su
 
         result = await asyncio.wait_for(judged(), WAIT_S)
     assert not result.rated and "hasbro rule set" in result.reason  # R1
+
+
+# -- H3-H5: the Short and Time Limit games through the services ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("mode", "settings", "scale", "bankruptcies", "reason"),
+    [
+        ("hasbro-short-6", {}, 1, 1, "short_game"),  # H4 6-page: the first bankruptcy ends it
+        ("hasbro-short-8", {}, 1, 2, "short_game"),  # H3 8-page: the second does
+        ("hasbro-time", {"time_limit_minutes": 1}, 600, 0, "time_limit"),  # H5: the agreed minute, 0.1 s here
+    ],
+)
+async def test_H3_H4_H5_the_short_and_time_limit_games_end_as_their_revision_says_through_the_services(
+    platform: Platform,
+    table_stub: table_pb2_grpc.TableServiceStub,
+    pool: asyncpg.Pool,
+    js: JetStreamContext,
+    mode: str,
+    settings: dict[str, object],
+    scale: int,
+    bankruptcies: int,
+    reason: str,
+) -> None:
+    services = SubProtocolStubs.connect({n: platform.target(n) for n in SUB_PROTOCOLS})
+    game = BotTable(table_stub, mode=mode, settings=settings, seed=41, clock_scale=scale, services=services)
+    try:
+        await game.create()
+        state = await asyncio.wait_for(game.play(), 120)
+    finally:
+        await services.close()
+    assert state.finished and state.end_reason == reason
+    assert game.event_counts["PlayerBankrupt"] == bankruptcies
+    assert state.config.mode == mode and state.config.external == tuple(SUB_PROTOCOLS)
+    if mode == "hasbro-time":
+        assert state.config.time_limit_minutes == 1 and state.game_ms >= 60_000
+    check_invariants(state, state.seq)
+    agreement = await check_table(pool, js, table_stub, game.table_id)
+    assert agreement.ok, agreement
+
+
+async def test_H5_only_the_time_limit_game_takes_a_length_and_only_a_whole_number_of_minutes(
+    table_stub: table_pb2_grpc.TableServiceStub,
+) -> None:
+    for mode, settings, needle in (
+        ("hasbro", {"time_limit_minutes": 30}, "settings are for"),
+        ("hasbro-time", {"starting_cash": 2000}, "unknown hasbro-time setting"),
+        ("hasbro-time", {"time_limit_minutes": 0}, "H5"),
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await BotTable(table_stub, mode=mode, settings=settings).create()
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, (mode, settings)
+        assert needle in (refused.value.details() or ""), refused.value.details()
