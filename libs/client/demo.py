@@ -36,7 +36,7 @@ from .verify import check_table
 #: Names of the demo's players: people (as far as the rating service can tell) whose moves bots choose.
 NAMES = ("ada", "bruno", "chen", "dara", "emeka", "farah", "goran", "hana", "ivo", "jun", "kemal", "lea")
 #: The demo's games last seconds, not R1's 10 real minutes: the demo lowers that minimum (and says so).
-DEMO_RATING_MIN_REAL_MINUTES = "0.05"
+DEMO_RATING_MIN_REAL_MINUTES = "0.005"
 
 
 async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: int = 60) -> int:
