@@ -203,13 +203,16 @@ class Trades:
                     conn, table_id, store.Counter(counter.next_trade_id + 1, state.turn_no, used + 1)
                 )
                 self.maybe_open.add(table_id)
-                self.proposals_made += 1
                 await store.insert_trade(conn, row)
                 await self._publish(conn, row)
         except RuleViolation as exc:
             PROPOSALS.labels("refused").inc()
             REFUSALS.labels(exc.rule, "propose").inc()
             raise
+        # Counted once committed: a turn's end handled meanwhile either saw this trade open (and
+        # keeps the table) or started before this count (and so keeps it too).
+        self.maybe_open.add(table_id)
+        self.proposals_made += 1
         PROPOSALS.labels("open").inc()
         self.wake()
         return row
