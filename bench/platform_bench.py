@@ -1,15 +1,19 @@
 """Platform throughput: the table service and the auction, trade and casino services under bot load.
 
 What is measured, everything on this one machine (servers, services, load):
-  echo   a bare grpc.aio unary echo server, 64 calls in flight: the ceiling of
-         Python gRPC here, measured in the same run for a ratio;
+  echo   a bare grpc.aio echo server, unary (64 calls in flight) and over 64
+         bidirectional streams: the ceilings of Python gRPC here, measured in
+         the same run for a ratio;
   full   TABLES tables of 4 heuristic bots submitting as fast as the services
          answer: committed commands/s (table commands plus the bids, bets and
          trades the sub-protocol services committed), events/s (counted on
-         JetStream), p50/p99 SubmitCommand latency; median of RUNS runs;
+         JetStream), p50/p99 latency of a command (sent to its answer);
+         median of RUNS runs;
   human  HUMAN_TABLES tables whose bots think THINK s per decision, for WINDOW
          s: p99 latency, the service's CPU share and resident memory per table.
 With --services table the sub-protocols run inside the table (the table-only baseline).
+With --transport unary the bots send each command as its own SubmitCommand call instead of
+on a Play stream per table (the default).
 The load generator is this process; the services and the servers are others.
 NATS_URL / DATABASE_URL when set, else the embedded servers.
 """
@@ -25,6 +29,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import grpc
@@ -37,13 +42,25 @@ from servicekit.bus import TABLE_EVENTS, ensure_stream
 from servicekit.embedded import free_port, servers
 
 ECHO = "/bench.Echo/Call"
+ECHO_STREAM = "/bench.Echo/Chat"
+TRANSPORTS = {
+    "stream": "on one TableService.Play stream per table",
+    "unary": "as one SubmitCommand call each",
+}
 
 
 async def echo_server(port: int) -> grpc.aio.Server:
     async def call(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
         return request
 
-    handler = grpc.method_handlers_generic_handler("bench.Echo", {"Call": grpc.unary_unary_rpc_method_handler(call)})
+    async def chat(requests: AsyncIterator[bytes], context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        async for request in requests:
+            yield request
+
+    handler = grpc.method_handlers_generic_handler(
+        "bench.Echo",
+        {"Call": grpc.unary_unary_rpc_method_handler(call), "Chat": grpc.stream_stream_rpc_method_handler(chat)},
+    )
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((handler,))
     server.add_insecure_port(f"127.0.0.1:{port}")
@@ -59,8 +76,9 @@ def _run_echo_server(port: int) -> None:
     asyncio.run(main())
 
 
-async def measure_echo(seconds: float = 5.0, in_flight: int = 64) -> float:
-    """Calls/s of a bare unary echo, server in its own process."""
+async def measure_echo(stream: bool = False, seconds: float = 5.0, in_flight: int = 64) -> float:
+    """Calls/s of a bare unary echo, or exchanges/s of a bare bidirectional-stream echo (one
+    stream per worker, a message out and back at a time); server in its own process."""
     import multiprocessing
 
     port = free_port()
@@ -69,15 +87,24 @@ async def measure_echo(seconds: float = 5.0, in_flight: int = 64) -> float:
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             call = channel.unary_unary(ECHO)
+            chat = channel.stream_stream(ECHO_STREAM)
             await channel.channel_ready()
             done = 0
             stop = time.perf_counter() + seconds
 
             async def worker() -> None:
                 nonlocal done
+                if not stream:
+                    while time.perf_counter() < stop:
+                        await call(b"x" * 32)
+                        done += 1
+                    return
+                exchange = chat()
                 while time.perf_counter() < stop:
-                    await call(b"x" * 32)
+                    await exchange.write(b"x" * 32)
+                    await exchange.read()
                     done += 1
+                await exchange.done_writing()
 
             started = time.perf_counter()
             await asyncio.gather(*(worker() for _ in range(in_flight)))
@@ -96,10 +123,12 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))] if ordered else 0.0
 
 
-async def full_speed(platform: Platform, js: nats.js.JetStreamContext, tables: int, seed: int) -> dict[str, float]:
+async def full_speed(
+    platform: Platform, js: nats.js.JetStreamContext, tables: int, seed: int, stream: bool
+) -> dict[str, float]:
     channel, stub = connect(platform.table_target)
     services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
-    games = [BotTable(stub, seed=seed + i, services=services) for i in range(tables)]
+    games = [BotTable(stub, seed=seed + i, services=services, stream_commands=stream) for i in range(tables)]
     for g in games:
         await g.create()
     before = await stream_events(js)
@@ -147,13 +176,15 @@ def histogram_quantile(before: dict[float, float], after: dict[float, float], q:
     return float("inf")
 
 
-async def human_pace(platform: Platform, tables: int, think: float, window: float) -> dict[str, float]:
+async def human_pace(platform: Platform, tables: int, think: float, window: float, stream: bool) -> dict[str, float]:
     assert platform.table.proc is not None
     service = psutil.Process(platform.table.proc.pid)
     channel, stub = connect(platform.table_target)
     rss_before = service.memory_info().rss
     services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
-    games = [BotTable(stub, seed=10_000 + i, think_s=think, services=services) for i in range(tables)]
+    games = [
+        BotTable(stub, seed=10_000 + i, think_s=think, services=services, stream_commands=stream) for i in range(tables)
+    ]
     for i in range(0, tables, 50):
         await asyncio.gather(*(g.create() for g in games[i : i + 50]))
     tasks = [asyncio.create_task(g.play()) for g in games]
@@ -199,24 +230,32 @@ async def main() -> int:
         default=os.environ.get("SERVICES", "all"),
         help="all: auctions, trades and bets go through their services; table: the table runs them itself",
     )
+    parser.add_argument(
+        "--transport",
+        choices=tuple(TRANSPORTS),
+        default=os.environ.get("TRANSPORT", "stream"),
+        help="how the bots send their commands: " + "; ".join(f"{k}: {v}" for k, v in TRANSPORTS.items()),
+    )
     args = parser.parse_args()
     print(__doc__.strip(), "\n", flush=True)
 
     echo = await measure_echo()
     print(f"echo   bare grpc.aio unary, 64 in flight: {echo:,.0f} calls/s", flush=True)
+    echo_stream = await measure_echo(stream=True)
+    print(f"echo   bare grpc.aio bidirectional streams, 64 of them: {echo_stream:,.0f} exchanges/s", flush=True)
 
     with tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp, servers(Path(tmp)) as (nats_url, db_url):
         names = ("table", "auction", "trade", "casino") if args.services == "all" else ("table",)
         platform = Platform(nats_url, db_url, Path(tmp) / "svc", clock_scale=1, services=names)
         await platform.start()
-        print(f"services: {', '.join(names)}", flush=True)
+        print(f"services: {', '.join(names)}; commands sent {TRANSPORTS[args.transport]}", flush=True)
         nc = await nats.connect(nats_url)
         js = nc.jetstream()
         await ensure_stream(js)
         try:
             runs = []
             for i in range(args.runs):
-                r = await full_speed(platform, js, args.tables, seed=1000 * (i + 1))
+                r = await full_speed(platform, js, args.tables, seed=1000 * (i + 1), stream=args.transport == "stream")
                 runs.append(r)
                 print(
                     f"full   run {i + 1}/{args.runs}: {r['commands_per_s']:,.0f} commands/s "
@@ -228,13 +267,16 @@ async def main() -> int:
             med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
             print(
                 f"full   median of {args.runs}, {args.tables} tables: {med['commands_per_s']:,.0f} committed "
-                f"commands/s ({med['commands_per_s'] / echo:.2f}x the bare echo), {med['events_per_s']:,.0f} events/s "
+                f"commands/s ({med['commands_per_s'] / echo:.2f}x the bare unary echo, "
+                f"{med['commands_per_s'] / echo_stream:.2f}x the stream echo), {med['events_per_s']:,.0f} events/s "
                 f"({med['jetstream_msgs_per_s']:,.0f} JetStream messages/s), p50 {med['p50_ms']:.1f} ms, "
                 f"p99 {med['p99_ms']:.1f} ms",
                 flush=True,
             )
             if args.human_tables:
-                h = await human_pace(platform, args.human_tables, args.think, args.window)
+                h = await human_pace(
+                    platform, args.human_tables, args.think, args.window, stream=args.transport == "stream"
+                )
                 print(
                     f"human  {args.human_tables} tables, {args.think:g} s per decision, {args.window:g} s window: "
                     f"{h['commands_per_s']:,.0f} commands/s, p50 {h['p50_ms']:.1f} ms, p99 {h['p99_ms']:.1f} ms "

@@ -55,12 +55,20 @@ _STATUS: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
 )
 
 
-async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
+def status_of(exc: BaseException) -> grpc.StatusCode | None:
+    """The status a service's exception maps to; None: not one of ours (an internal error)."""
     for kind, code in _STATUS:
         if isinstance(exc, kind):
-            if isinstance(exc, RuleViolation):
-                context.set_trailing_metadata((("rule-id", exc.rule),))
-            await context.abort(code, str(exc))
+            return code
+    return None
+
+
+async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
+    code = status_of(exc)
+    if code is not None:
+        if isinstance(exc, RuleViolation):
+            context.set_trailing_metadata((("rule-id", exc.rule),))
+        await context.abort(code, str(exc))
     log.exception("internal error", exc_info=exc)
     await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
 
@@ -107,6 +115,21 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
 
             return grpc.unary_stream_rpc_method_handler(
                 streaming, handler.request_deserializer, handler.response_serializer
+            )
+        if handler.stream_stream is not None:
+            both = handler.stream_stream
+
+            async def bidi(requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                try:
+                    async for item in both(requests, context):
+                        yield item
+                except grpc.aio.AbortError:
+                    raise
+                except Exception as exc:
+                    await _abort(context, exc)
+
+            return grpc.stream_stream_rpc_method_handler(
+                bidi, handler.request_deserializer, handler.response_serializer
             )
         return handler
 
@@ -162,7 +185,9 @@ class TokenVerification(grpc.aio.ServerInterceptor):
             return grpc.unary_stream_rpc_method_handler(
                 streaming, handler.request_deserializer, handler.response_serializer
             )
-        return handler  # client-streaming calls: none of the platform's services has one
+        # Streams of requests (TableService.Play) verify each request's token in the handler: one
+        # stream carries many requests. Client-streaming calls: the platform has none.
+        return handler
 
 
 async def start_server(

@@ -7,16 +7,17 @@ from collections.abc import AsyncIterator
 
 import grpc
 
-from engine import Tick, codec
+from engine import RuleViolation, Tick, codec
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
-from servicekit import auth
-from servicekit.errors import BadRequest, Stale
+from servicekit import auth, grpcserver
+from servicekit.errors import BadRequest, Stale, Unauthenticated
 from servicekit.wire import command_from_proto, envelope
 
 from . import store
 from .tables import TableActor, Tables
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
+PLAY_METHOD = f"/{SERVICE_NAME}/Play"
 
 
 def _table_id(value: str) -> str:
@@ -92,6 +93,31 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             raise Stale(f"the table is at seq {actor.state.seq}, not {request.expected_seq}")
         answer = await actor.submit(command, request.command_id, seat)
         return table_pb2.SubmitCommandResponse.FromString(answer)
+
+    async def Play(
+        self, requests: AsyncIterator[table_pb2.SubmitCommandRequest], context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[table_pb2.PlayResponse]:
+        """SubmitCommand for each request of the stream, answered in order; a refused command is
+        answered with its status (the stream stays open), anything else ends the stream."""
+        async for request in requests:
+            try:
+                claims = auth.verify_request(self.tables.token_secret, request)
+                token = auth.set_current_claims(claims)
+                try:
+                    answer = await self.SubmitCommand(request, context)
+                finally:
+                    auth.reset_current_claims(token)
+            except Exception as exc:
+                code = grpcserver.status_of(exc)
+                if code is None:
+                    raise
+                if isinstance(exc, Unauthenticated):
+                    grpcserver.TOKENS_REFUSED.labels(PLAY_METHOD).inc()
+                rule = exc.rule if isinstance(exc, RuleViolation) else ""
+                refusal = table_pb2.PlayRefusal(code=code.name, message=str(exc), rule_id=rule)
+                yield table_pb2.PlayResponse(command_id=request.command_id, refused=refusal)
+                continue
+            yield table_pb2.PlayResponse(command_id=request.command_id, answer=answer)
 
     async def WatchTable(
         self, request: table_pb2.WatchTableRequest, context: grpc.aio.ServicerContext

@@ -522,3 +522,47 @@ async def test_an_old_expected_seq_is_aborted_and_the_current_one_is_accepted(
     current = (await get(stub, table.table_id)).seq
     answer = await stub.SubmitCommand(request(table, Roll(view.actor), command_id="c", expected_seq=current))
     assert answer.first_seq == current + 1
+
+
+# -- the Play stream ------------------------------------------------------------
+
+
+async def test_play_answers_each_command_in_order_and_a_refusal_leaves_the_stream_open(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable
+) -> None:
+    """Play is SubmitCommand on one stream: the same tokens, rules, staleness and idempotency, each
+    refusal answered with its status and rule ID (nothing changed), the stream open for the next."""
+    view = await get(stub, table.table_id)
+    other = other_seat(view, table.players)
+    forged = table.tokens[view.actor][:-4] + "AAAA"
+    cases: list[tuple[table_pb2.SubmitCommandRequest, str, str]] = [  # (request, code, rule ID)
+        (request(table, Roll(view.actor), "p1", token=table.tokens[other]), "PERMISSION_DENIED", ""),
+        (request(table, Roll(other), "p2"), "FAILED_PRECONDITION", "G2"),
+        (request(table, Roll(view.actor), "p3", token=forged), "UNAUTHENTICATED", ""),
+        (request(table, Roll(view.actor), "p4", expected_seq=view.seq + 5), "ABORTED", ""),
+    ]
+    call = stub.Play()
+    try:
+        for req, code, rule in cases:
+            await call.write(req)
+            reply = await asyncio.wait_for(call.read(), TIMEOUT)
+            assert reply.command_id == req.command_id and reply.HasField("refused"), reply
+            assert (reply.refused.code, reply.refused.rule_id) == (code, rule), reply.refused
+            assert reply.refused.message
+        await assert_only_clock_after(stub, pool, table.table_id, view.seq)
+
+        roll = request(table, Roll(view.actor), "p5")
+        await call.write(roll)
+        first = await asyncio.wait_for(call.read(), TIMEOUT)
+        assert first.command_id == "p5" and first.HasField("answer")
+        assert "DiceRolled" in [e.type for e in first.answer.events]
+        await call.write(roll)  # the same command id again: the first answer, applied once
+        again = await asyncio.wait_for(call.read(), TIMEOUT)
+        assert again.answer == first.answer
+        assert (await get(stub, table.table_id)).seq == first.answer.last_seq
+        # the unary call and the stream share the record of answers
+        assert await stub.SubmitCommand(roll, timeout=30) == first.answer
+        await call.done_writing()
+        assert await asyncio.wait_for(call.read(), TIMEOUT) is grpc.aio.EOF
+    finally:
+        call.cancel()

@@ -104,6 +104,26 @@ class SubmitCommandResponse(_message.Message):
     events: _containers.RepeatedCompositeFieldContainer[_common_pb2.Envelope]
     def __init__(self, first_seq: _Optional[int] = ..., last_seq: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_common_pb2.Envelope, _Mapping]]] = ...) -> None: ...
 
+class PlayResponse(_message.Message):
+    __slots__ = ("command_id", "answer", "refused")
+    COMMAND_ID_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
+    REFUSED_FIELD_NUMBER: _ClassVar[int]
+    command_id: str
+    answer: SubmitCommandResponse
+    refused: PlayRefusal
+    def __init__(self, command_id: _Optional[str] = ..., answer: _Optional[_Union[SubmitCommandResponse, _Mapping]] = ..., refused: _Optional[_Union[PlayRefusal, _Mapping]] = ...) -> None: ...
+
+class PlayRefusal(_message.Message):
+    __slots__ = ("code", "message", "rule_id")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    RULE_ID_FIELD_NUMBER: _ClassVar[int]
+    code: str
+    message: str
+    rule_id: str
+    def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., rule_id: _Optional[str] = ...) -> None: ...
+
 class WatchTableRequest(_message.Message):
     __slots__ = ("table_id", "from_seq", "seat_token")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]

@@ -54,6 +54,11 @@ class TableServiceStub:
                 request_serializer=monopoly_dot_v1_dot_table__pb2.SubmitCommandRequest.SerializeToString,
                 response_deserializer=monopoly_dot_v1_dot_table__pb2.SubmitCommandResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/monopoly.v1.TableService/Play',
+                request_serializer=monopoly_dot_v1_dot_table__pb2.SubmitCommandRequest.SerializeToString,
+                response_deserializer=monopoly_dot_v1_dot_table__pb2.PlayResponse.FromString,
+                _registered_method=True)
         self.WatchTable = channel.unary_stream(
                 '/monopoly.v1.TableService/WatchTable',
                 request_serializer=monopoly_dot_v1_dot_table__pb2.WatchTableRequest.SerializeToString,
@@ -92,6 +97,15 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """SubmitCommand on one long-lived stream (a seat's client, a bot driver): each request is answered,
+        in order, by a PlayResponse with its answer or the status it was refused with. Same checks, tokens
+        and idempotency as SubmitCommand; a message on an open stream costs far less than a unary call.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def WatchTable(self, request, context):
         """A snapshot, then every event as it is committed (a batch per command); from_seq > 0 resumes after that seq.
         Needs a token of that table (a player's or a spectator's) or a service token.
@@ -122,6 +136,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.SubmitCommand,
                     request_deserializer=monopoly_dot_v1_dot_table__pb2.SubmitCommandRequest.FromString,
                     response_serializer=monopoly_dot_v1_dot_table__pb2.SubmitCommandResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=monopoly_dot_v1_dot_table__pb2.SubmitCommandRequest.FromString,
+                    response_serializer=monopoly_dot_v1_dot_table__pb2.PlayResponse.SerializeToString,
             ),
             'WatchTable': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchTable,
@@ -237,6 +256,33 @@ class TableService:
             '/monopoly.v1.TableService/SubmitCommand',
             monopoly_dot_v1_dot_table__pb2.SubmitCommandRequest.SerializeToString,
             monopoly_dot_v1_dot_table__pb2.SubmitCommandResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/monopoly.v1.TableService/Play',
+            monopoly_dot_v1_dot_table__pb2.SubmitCommandRequest.SerializeToString,
+            monopoly_dot_v1_dot_table__pb2.PlayResponse.FromString,
             options,
             channel_credentials,
             insecure,
