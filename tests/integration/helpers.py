@@ -10,8 +10,8 @@ import asyncpg
 import grpc
 
 from client import bot_service_token
-from engine import codec
-from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
+from engine import TableState, codec
+from monopoly.v1 import common_pb2, rating_pb2, rating_pb2_grpc, table_pb2, table_pb2_grpc
 from servicekit.wire import event_from_proto
 
 TIMEOUT = 120.0
@@ -19,6 +19,22 @@ TIMEOUT = 120.0
 
 async def get(stub: table_pb2_grpc.TableServiceStub, table_id: str) -> table_pb2.TableView:
     return await stub.GetTable(table_pb2.GetTableRequest(table_id=table_id), timeout=30)
+
+
+async def table_state(stub: table_pb2_grpc.TableServiceStub, table_id: str) -> TableState:
+    """The table's engine state, as GetTable shows it."""
+    return codec.state_from_data(json.loads((await get(stub, table_id)).state_json))
+
+
+async def join_seats(stub: table_pb2_grpc.TableServiceStub, table_id: str, seats: int) -> dict[int, str]:
+    """Every seat's token, joined with the platform's service token (what a bot driver does)."""
+    tokens: dict[int, str] = {}
+    for seat in range(seats):
+        joined = await stub.JoinTable(
+            table_pb2.JoinTableRequest(table_id=table_id, seat=seat, service_token=bot_service_token())
+        )
+        tokens[seat] = joined.seat_token
+    return tokens
 
 
 async def event_rows(pool: asyncpg.Pool, table_id: str, after: int = 0) -> list[asyncpg.Record]:
@@ -81,6 +97,23 @@ def assert_matches_rows(envelopes: list[common_pb2.Envelope], rows: list[asyncpg
         assert env.type == row["type"], env.seq
         assert env.occurred_at.game_ms == row["game_ms"], env.seq
         assert event_data(env) == json.loads(row["payload"]), env.seq
+
+
+async def judged(
+    rating: rating_pb2_grpc.RatingServiceStub, table_id: str, timeout: float = 60.0
+) -> rating_pb2.GameResult:
+    """The rating service's verdict on a table's game, once it has judged it (NOT_FOUND until then;
+    UNAVAILABLE while the service restarts)."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        try:
+            return await rating.GetGame(rating_pb2.GetGameRequest(table_id=table_id), timeout=10)
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAVAILABLE):
+                raise
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"game {table_id} not judged within {timeout:.0f} s")
+        await asyncio.sleep(0.1)
 
 
 def rule_id(exc: grpc.aio.AioRpcError) -> str | None:

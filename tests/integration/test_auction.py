@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -30,7 +29,6 @@ from engine import (
     TableState,
     VotePause,
     apply,
-    codec,
     new_game,
     preset,
 )
@@ -41,7 +39,7 @@ from servicekit.wire import command_to_proto, event_from_proto
 from services.auction import store as auction_store
 from services.auction.handlers import DURABLE as AUCTION_DURABLE
 
-from .helpers import rule_id
+from .helpers import join_seats, rule_id, table_state
 
 pytestmark = pytest.mark.integration
 
@@ -85,8 +83,7 @@ class Game:
     tokens: dict[int, str] = field(default_factory=dict)
 
     async def state(self) -> TableState:
-        view = await self.stub.GetTable(table_pb2.GetTableRequest(table_id=self.table_id), timeout=10)
-        return codec.state_from_data(json.loads(view.state_json))
+        return await table_state(self.stub, self.table_id)
 
     async def submit(self, command: Command) -> table_pb2.SubmitCommandResponse:
         return await self.stub.SubmitCommand(
@@ -115,12 +112,7 @@ async def declined(stub: table_pb2_grpc.TableServiceStub, seed: int, scale: int)
             mode="classic", players=PLAYERS, seed=declining_seed(seed), clock_scale=scale, external=["auction"]
         )
     )
-    game = Game(stub, reply.table_id)
-    for seat in range(len(PLAYERS)):
-        joined = await stub.JoinTable(
-            table_pb2.JoinTableRequest(table_id=game.table_id, seat=seat, service_token=bot_service_token())
-        )
-        game.tokens[seat] = joined.seat_token
+    game = Game(stub, reply.table_id, await join_seats(stub, reply.table_id, len(PLAYERS)))
     state = await game.state()
     me = state.current
     await game.submit(Roll(me))

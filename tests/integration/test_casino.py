@@ -24,7 +24,6 @@ import grpc
 import pytest
 from nats.js import JetStreamContext
 
-from client import bot_service_token
 from client.casino import connect as casino_connect
 from client.casino import decline, open_bet, place_bet
 from client.casino import pool as get_pool
@@ -37,7 +36,7 @@ from servicekit import auth, bus, signals
 from servicekit.wire import command_to_proto, envelope
 from services.casino.handlers import DURABLE as CASINO_DURABLE
 
-from .helpers import event_rows, rule_id
+from .helpers import event_rows, join_seats, rule_id, table_state
 
 pytestmark = pytest.mark.integration
 
@@ -93,16 +92,11 @@ class Table:
         self.table_id = reply.table_id
         if pool_seed is not None:  # before the first bet opens: the casino keeps this pool (K4)
             await db.execute("INSERT INTO casino.pools (table_id, seed) VALUES ($1, $2)", self.table_id, pool_seed)
-        for seat in (0, 1):
-            joined = await self.stub.JoinTable(
-                table_pb2.JoinTableRequest(table_id=self.table_id, seat=seat, service_token=bot_service_token())
-            )
-            self.tokens[seat] = joined.seat_token
+        self.tokens = await join_seats(self.stub, self.table_id, 2)
         return self
 
     async def state(self) -> TableState:
-        view = await self.stub.GetTable(table_pb2.GetTableRequest(table_id=self.table_id), timeout=10)
-        return codec.state_from_data(json.loads(view.state_json))
+        return await table_state(self.stub, self.table_id)
 
     async def jackpot(self) -> int:
         view = await self.stub.GetTable(table_pb2.GetTableRequest(table_id=self.table_id), timeout=10)

@@ -12,7 +12,6 @@ queued for hasbro get such a table from matchmaking (what `make demo RULESET=has
 from __future__ import annotations
 
 import asyncio
-import json
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ import grpc
 import pytest
 from nats.js import JetStreamContext
 
-from client import BotTable, SubProtocolStubs, bot_service_token, connect
+from client import BotTable, SubProtocolStubs
 from client.auction import AuctionClient
 from client.matchmaking import MatchmakingClient
 from client.platform import Platform
@@ -45,14 +44,13 @@ from engine import (
     TableState,
     apply,
     check_invariants,
-    codec,
     new_game,
     preset,
 )
-from monopoly.v1 import auction_pb2, rating_pb2, rating_pb2_grpc, table_pb2, table_pb2_grpc, trade_pb2_grpc
+from monopoly.v1 import auction_pb2, rating_pb2_grpc, table_pb2, table_pb2_grpc, trade_pb2_grpc
 from servicekit.wire import command_to_proto
 
-from .helpers import rule_id
+from .helpers import join_seats, judged, rule_id, table_state
 
 pytestmark = pytest.mark.integration
 
@@ -64,15 +62,6 @@ WAIT_S = 30.0
 #: deterministic: dice from the seed, bots from the seed, no timer fires at clock scale 1). Should a
 #: change to the bots or the rules move it, any seed whose game shows a "house" or "hotel" auction does.
 BUILDING_AUCTION_SEED = 873
-
-
-@pytest.fixture(scope="module")
-async def table_stub(platform: Platform) -> AsyncIterator[table_pb2_grpc.TableServiceStub]:
-    channel, stub = connect(platform.table_target)
-    try:
-        yield stub
-    finally:
-        await channel.close()
 
 
 @pytest.fixture(scope="module")
@@ -137,17 +126,10 @@ class Game:
                 mode="hasbro", players=PLAYERS, seed=seed, clock_scale=1, external=list(SUB_PROTOCOLS)
             )
         )
-        game = cls(stub, reply.table_id)
-        for seat in range(len(PLAYERS)):
-            joined = await stub.JoinTable(
-                table_pb2.JoinTableRequest(table_id=game.table_id, seat=seat, service_token=bot_service_token())
-            )
-            game.tokens[seat] = joined.seat_token
-        return game
+        return cls(stub, reply.table_id, await join_seats(stub, reply.table_id, len(PLAYERS)))
 
     async def state(self) -> TableState:
-        view = await self.stub.GetTable(table_pb2.GetTableRequest(table_id=self.table_id), timeout=10)
-        return codec.state_from_data(json.loads(view.state_json))
+        return await table_state(self.stub, self.table_id)
 
     async def submit(self, command: Command) -> table_pb2.SubmitCommandResponse:
         return await self.stub.SubmitCommand(
@@ -203,9 +185,9 @@ def can_buy(state: TableState) -> bool:
 
 
 async def test_A2_every_player_bids_from_10_in_1_steps_at_the_auction_service_and_the_table_settles(
-    table_stub: table_pb2_grpc.TableServiceStub, auctions: AuctionClient
+    stub: table_pb2_grpc.TableServiceStub, auctions: AuctionClient
 ) -> None:
-    game = await Game.create(table_stub, seed_reaching(can_buy, 1))
+    game = await Game.create(stub, seed_reaching(can_buy, 1))
     state = await game.play_until(can_buy)
     me, square = state.current, state.offer
     answer = await game.submit(DeclineProperty(me))
@@ -244,9 +226,9 @@ def bought_and_rolled(state: TableState) -> bool:
 
 
 async def test_D4_a_player_bankrupt_to_the_bank_has_their_property_auctioned_at_the_auction_service(
-    table_stub: table_pb2_grpc.TableServiceStub, auctions: AuctionClient, pool: asyncpg.Pool
+    stub: table_pb2_grpc.TableServiceStub, auctions: AuctionClient, pool: asyncpg.Pool
 ) -> None:
-    game = await Game.create(table_stub, seed_reaching(bought_and_rolled, 1))
+    game = await Game.create(stub, seed_reaching(bought_and_rolled, 1))
     state = await game.play_until(bought_and_rolled)
     me = state.current
     (square,) = [sq for sq, owner in enumerate(state.owner) if owner == me]
@@ -285,9 +267,9 @@ def card_held_off_turn(state: TableState) -> bool:
 
 
 async def test_T6_a_player_whose_turn_it_is_not_trades_a_jail_card_through_the_trade_service(
-    table_stub: table_pb2_grpc.TableServiceStub, trades: trade_pb2_grpc.TradeServiceStub, pool: asyncpg.Pool
+    stub: table_pb2_grpc.TableServiceStub, trades: trade_pb2_grpc.TradeServiceStub, pool: asyncpg.Pool
 ) -> None:
-    game = await Game.create(table_stub, seed_reaching(card_held_off_turn, 1))
+    game = await Game.create(stub, seed_reaching(card_held_off_turn, 1))
     state = await game.play_until(card_held_off_turn)
     current = state.current
     holder = next(s for s, p in enumerate(state.players) if s != current and p.jail_cards)
@@ -314,7 +296,7 @@ async def test_T6_a_player_whose_turn_it_is_not_trades_a_jail_card_through_the_t
 
 
 async def test_P10_A2_bots_play_a_hasbro_table_to_its_end_through_the_services(
-    platform: Platform, table_stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, js: JetStreamContext
+    platform: Platform, stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, js: JetStreamContext
 ) -> None:
     services = SubProtocolStubs.connect({n: platform.target(n) for n in SUB_PROTOCOLS})
     reasons: list[str] = []  # of the auctions the table opened
@@ -329,7 +311,7 @@ async def test_P10_A2_bots_play_a_hasbro_table_to_its_end_through_the_services(
             off_turn_builds += 1
 
     game = BotTable(
-        table_stub, mode="hasbro", seed=BUILDING_AUCTION_SEED, clock_scale=1, services=services, on_event=on_event
+        stub, mode="hasbro", seed=BUILDING_AUCTION_SEED, clock_scale=1, services=services, on_event=on_event
     )
     try:
         await game.create()
@@ -338,7 +320,7 @@ async def test_P10_A2_bots_play_a_hasbro_table_to_its_end_through_the_services(
         await services.close()
     assert state.finished and state.end_reason == "last_player"
     check_invariants(state, state.seq)  # every player's cash and the bank's ledger add up
-    agreement = await check_table(pool, js, table_stub, game.table_id)
+    agreement = await check_table(pool, js, stub, game.table_id)
     assert agreement.ok, agreement
     # P10: bots built outside their turn, through the table service
     assert game.any_time_moves["Build"] > 0 and off_turn_builds > 0
@@ -366,7 +348,7 @@ async def test_P10_A2_bots_play_a_hasbro_table_to_its_end_through_the_services(
 
 
 async def test_R4_players_queued_for_hasbro_get_a_hasbro_table_delegating_its_sub_protocols(
-    platform: Platform, table_stub: table_pb2_grpc.TableServiceStub
+    platform: Platform, stub: table_pb2_grpc.TableServiceStub
 ) -> None:
     tag = uuid.uuid4().hex[:6]
     async with MatchmakingClient(platform.target("matchmaking")) as mm:
@@ -374,7 +356,7 @@ async def test_R4_players_queued_for_hasbro_get_a_hasbro_table_delegating_its_su
         seats = await mm.queue_and_wait(players, "hasbro", timeout=30)
     (table_id,) = {s.table_id for s in seats}
     assert seats[0].match.mode == "hasbro"
-    game = Game(table_stub, table_id, {s.seat: s.seat_token for s in seats})
+    game = Game(stub, table_id, {s.seat: s.seat_token for s in seats})
     state = await game.state()
     assert state.config.ruleset == "hasbro" and set(state.config.external) == set(SUB_PROTOCOLS)
     while not state.finished:  # a short game: the players give up in turn (D2), the last one wins
@@ -382,18 +364,7 @@ async def test_R4_players_queued_for_hasbro_get_a_hasbro_table_delegating_its_su
         state = await game.state()
     assert state.winner >= 0 and len(state.eliminated) == 3
     async with grpc.aio.insecure_channel(platform.target("rating")) as channel:
-        rating = rating_pb2_grpc.RatingServiceStub(channel)
-
-        async def judged() -> rating_pb2.GameResult:
-            while True:
-                try:
-                    return await rating.GetGame(rating_pb2.GetGameRequest(table_id=table_id), timeout=10)
-                except grpc.aio.AioRpcError as exc:
-                    if exc.code() != grpc.StatusCode.NOT_FOUND:
-                        raise
-                await asyncio.sleep(0.1)
-
-        result = await asyncio.wait_for(judged(), WAIT_S)
+        result = await judged(rating_pb2_grpc.RatingServiceStub(channel), table_id, WAIT_S)
     assert not result.rated and "hasbro rule set" in result.reason  # R1
 
 
@@ -410,7 +381,7 @@ async def test_R4_players_queued_for_hasbro_get_a_hasbro_table_delegating_its_su
 )
 async def test_H3_H4_H5_the_short_and_time_limit_games_end_as_their_revision_says_through_the_services(
     platform: Platform,
-    table_stub: table_pb2_grpc.TableServiceStub,
+    stub: table_pb2_grpc.TableServiceStub,
     pool: asyncpg.Pool,
     js: JetStreamContext,
     mode: str,
@@ -420,7 +391,7 @@ async def test_H3_H4_H5_the_short_and_time_limit_games_end_as_their_revision_say
     reason: str,
 ) -> None:
     services = SubProtocolStubs.connect({n: platform.target(n) for n in SUB_PROTOCOLS})
-    game = BotTable(table_stub, mode=mode, settings=settings, seed=41, clock_scale=scale, services=services)
+    game = BotTable(stub, mode=mode, settings=settings, seed=41, clock_scale=scale, services=services)
     try:
         await game.create()
         state = await asyncio.wait_for(game.play(), 120)
@@ -432,12 +403,12 @@ async def test_H3_H4_H5_the_short_and_time_limit_games_end_as_their_revision_say
     if mode == "hasbro-time":
         assert state.config.time_limit_minutes == 1 and state.game_ms >= 60_000
     check_invariants(state, state.seq)
-    agreement = await check_table(pool, js, table_stub, game.table_id)
+    agreement = await check_table(pool, js, stub, game.table_id)
     assert agreement.ok, agreement
 
 
 async def test_H5_only_the_time_limit_game_takes_a_length_and_only_a_whole_number_of_minutes(
-    table_stub: table_pb2_grpc.TableServiceStub,
+    stub: table_pb2_grpc.TableServiceStub,
 ) -> None:
     for mode, settings, needle in (
         ("hasbro", {"time_limit_minutes": 30}, "settings are for"),
@@ -445,6 +416,6 @@ async def test_H5_only_the_time_limit_game_takes_a_length_and_only_a_whole_numbe
         ("hasbro-time", {"time_limit_minutes": 0}, "H5"),
     ):
         with pytest.raises(grpc.aio.AioRpcError) as refused:
-            await BotTable(table_stub, mode=mode, settings=settings).create()
+            await BotTable(stub, mode=mode, settings=settings).create()
         assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT, (mode, settings)
         assert needle in (refused.value.details() or ""), refused.value.details()

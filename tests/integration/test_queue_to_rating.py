@@ -28,6 +28,8 @@ from client.platform import Platform
 from monopoly.v1 import common_pb2, rating_pb2, rating_pb2_grpc, table_pb2_grpc
 from servicekit import auth, bus, signals
 
+from .helpers import judged
+
 pytestmark = pytest.mark.integration
 
 #: The rating service's durable consumer of the table stream.
@@ -47,21 +49,6 @@ async def rating(platform: Platform) -> AsyncIterator[rating_pb2_grpc.RatingServ
 async def mm(platform: Platform) -> AsyncIterator[MatchmakingClient]:
     async with MatchmakingClient(platform.target("matchmaking")) as client:
         yield client
-
-
-async def judged(
-    rating: rating_pb2_grpc.RatingServiceStub, table_id: str, timeout: float = 30
-) -> rating_pb2.GameResult:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return await rating.GetGame(rating_pb2.GetGameRequest(table_id=table_id), timeout=10)
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAVAILABLE):
-                raise
-        if time.monotonic() > deadline:
-            raise AssertionError(f"game {table_id} not judged within {timeout:.0f} s")
-        await asyncio.sleep(0.1)
 
 
 async def consumed(js: JetStreamContext, stream_seq: int, timeout: float = 30) -> None:

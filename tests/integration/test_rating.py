@@ -28,6 +28,8 @@ from monopoly.v1 import common_pb2, matchmaking_pb2, rating_pb2, rating_pb2_grpc
 from servicekit import signals
 from servicekit.wire import envelope
 
+from .helpers import judged
+
 pytestmark = pytest.mark.integration
 
 MINUTE = 60_000
@@ -134,21 +136,6 @@ class SyntheticGame:
         for batch in self.batches if batches is None else batches:
             for subject, msg_id, body in signals.split(batch.events):
                 await js.publish(subject, body, headers={"Nats-Msg-Id": uuid.uuid4().hex if again else msg_id})
-
-
-async def judged(
-    rating: rating_pb2_grpc.RatingServiceStub, table_id: str, timeout: float = TIMEOUT
-) -> rating_pb2.GameResult:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return await rating.GetGame(rating_pb2.GetGameRequest(table_id=table_id), timeout=10)
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAVAILABLE):
-                raise
-        if time.monotonic() > deadline:
-            raise AssertionError(f"game {table_id} not judged within {timeout:.0f} s")
-        await asyncio.sleep(0.1)
 
 
 async def recorded(pool: asyncpg.Pool, table_id: str, rounds: int, timeout: float = TIMEOUT) -> None:

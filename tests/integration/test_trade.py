@@ -19,7 +19,6 @@ import pytest
 from nats.js import JetStreamContext
 
 from bots import HeuristicBot
-from client import bot_service_token
 from client.platform import Platform
 from client.trade import accept, cancel, connect_trade, decline, open_for, propose, rule_of, trades
 from engine import Command, ExecuteTrade, Pay, Roll, Surrender, TableState, codec, decide, legal_commands, new_game
@@ -31,6 +30,8 @@ from servicekit.settings import DEV_TOKEN_SECRET
 from servicekit.wire import command_to_proto, envelope
 from services.trade.handlers import DURABLE as TRADE_DURABLE
 from services.trade.trades import command_id
+
+from .helpers import join_seats, table_state
 
 pytestmark = pytest.mark.integration
 
@@ -83,16 +84,11 @@ class Table:
             table_pb2.CreateTableRequest(mode="duel", players=PLAYERS, seed=seed, external=["trade"]), timeout=30
         )
         self.table_id = reply.table_id
-        for seat in range(len(PLAYERS)):
-            joined = await self.stub.JoinTable(
-                table_pb2.JoinTableRequest(table_id=self.table_id, seat=seat, service_token=bot_service_token())
-            )
-            self.tokens[seat] = joined.seat_token
+        self.tokens = await join_seats(self.stub, self.table_id, len(PLAYERS))
         return self
 
     async def state(self) -> TableState:
-        view = await self.stub.GetTable(table_pb2.GetTableRequest(table_id=self.table_id), timeout=30)
-        return codec.state_from_data(json.loads(view.state_json))
+        return await table_state(self.stub, self.table_id)
 
     async def submit(self, command: Command) -> None:
         await self.stub.SubmitCommand(
