@@ -14,39 +14,41 @@ from nats.js import JetStreamContext
 from nats.js.api import RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import NotFoundError
 
-#: Table events: one subject per table keeps each table's events in order.
-TABLE_EVENTS = JStream(
-    name="MONOPOLY_TABLE_EVENTS",
-    description="Every committed event of every table (one message per committed command)",
-    subjects=["monopoly.table.*.events"],
-    retention=RetentionPolicy.LIMITS,
-    storage=StorageType.FILE,
-    duplicate_window=120.0,  # seconds: a relay retry within it is dropped by Nats-Msg-Id
-    declare=True,
-)
 
-#: The table events other services act on, by topic (`servicekit.signals`): each service's
-#: consumer filters its topics instead of reading every event of every table.
-TABLE_SIGNALS = JStream(
-    name="MONOPOLY_TABLE_SIGNALS",
-    description="The table events other services act on, by topic (lifecycle, turn, auction, casino, trade)",
-    subjects=["monopoly.signals.*.*"],
-    retention=RetentionPolicy.LIMITS,
-    storage=StorageType.FILE,
-    duplicate_window=120.0,
-    declare=True,
-)
-
-
-def _service_stream(service: str, what: str) -> JStream:
+def _stream(name: str, description: str, subject: str) -> JStream:
+    """A file-backed stream kept by limits; a relay's retry within two minutes is dropped by its
+    Nats-Msg-Id."""
     return JStream(
-        name=f"MONOPOLY_{service.upper()}_EVENTS",
-        description=f"Every committed event of the {service} service ({what})",
-        subjects=[f"monopoly.{service}.*.*"],
+        name=name,
+        description=description,
+        subjects=[subject],
         retention=RetentionPolicy.LIMITS,
         storage=StorageType.FILE,
         duplicate_window=120.0,
         declare=True,
+    )
+
+
+#: Table events: one subject per table keeps each table's events in order.
+TABLE_EVENTS = _stream(
+    "MONOPOLY_TABLE_EVENTS",
+    "Every committed event of every table (one message per committed command)",
+    "monopoly.table.*.events",
+)
+#: The table events other services act on, by topic (`servicekit.signals`): each service's
+#: consumer filters its topics instead of reading every event of every table.
+TABLE_SIGNALS = _stream(
+    "MONOPOLY_TABLE_SIGNALS",
+    "The table events other services act on, by topic (lifecycle, turn, auction, casino, trade)",
+    "monopoly.signals.*.*",
+)
+
+
+def _service_stream(service: str, what: str) -> JStream:
+    return _stream(
+        f"MONOPOLY_{service.upper()}_EVENTS",
+        f"Every committed event of the {service} service ({what})",
+        f"monopoly.{service}.*.*",
     )
 
 
@@ -56,14 +58,8 @@ AUCTION_EVENTS = _service_stream("auction", "auctions opened, bids, passes, sett
 TRADE_EVENTS = _service_stream("trade", "proposals, answers, executions, expiries")
 CASINO_EVENTS = _service_stream("casino", "bets placed, declined and settled, pools")
 #: Matches formed and finished: `monopoly.match.<table_id>.formed` / `.finished` (`MatchEvent`).
-MATCH_EVENTS = JStream(
-    name="MONOPOLY_MATCH_EVENTS",
-    description="Every match the matchmaking service formed, and its end",
-    subjects=["monopoly.match.*.*"],
-    retention=RetentionPolicy.LIMITS,
-    storage=StorageType.FILE,
-    duplicate_window=120.0,
-    declare=True,
+MATCH_EVENTS = _stream(
+    "MONOPOLY_MATCH_EVENTS", "Every match the matchmaking service formed, and its end", "monopoly.match.*.*"
 )
 STREAMS = (TABLE_EVENTS, TABLE_SIGNALS, AUCTION_EVENTS, TRADE_EVENTS, CASINO_EVENTS, MATCH_EVENTS)
 

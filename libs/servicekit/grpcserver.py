@@ -102,36 +102,32 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
 
             return grpc.unary_unary_rpc_method_handler(unary, handler.request_deserializer, handler.response_serializer)
         if handler.unary_stream is not None:
-            stream = handler.unary_stream
-
-            async def streaming(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                try:
-                    async for item in stream(request, context):
-                        yield item
-                except grpc.aio.AbortError:
-                    raise
-                except Exception as exc:
-                    await _abort(context, exc)
-
             return grpc.unary_stream_rpc_method_handler(
-                streaming, handler.request_deserializer, handler.response_serializer
+                _mapped_stream(handler.unary_stream), handler.request_deserializer, handler.response_serializer
             )
         if handler.stream_stream is not None:
-            both = handler.stream_stream
-
-            async def bidi(requests: AsyncIterator[Any], context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                try:
-                    async for item in both(requests, context):
-                        yield item
-                except grpc.aio.AbortError:
-                    raise
-                except Exception as exc:
-                    await _abort(context, exc)
-
             return grpc.stream_stream_rpc_method_handler(
-                bidi, handler.request_deserializer, handler.response_serializer
+                _mapped_stream(handler.stream_stream), handler.request_deserializer, handler.response_serializer
             )
         return handler
+
+
+def _mapped_stream(
+    handler: Callable[[Any, grpc.aio.ServicerContext], AsyncIterator[Any]],
+) -> Callable[[Any, grpc.aio.ServicerContext], AsyncIterator[Any]]:
+    """A response-streaming handler (its argument a request or a stream of them) whose errors end
+    the stream with their status."""
+
+    async def mapped(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        try:
+            async for item in handler(request, context):
+                yield item
+        except grpc.aio.AbortError:
+            raise
+        except Exception as exc:
+            await _abort(context, exc)
+
+    return mapped
 
 
 class TokenVerification(grpc.aio.ServerInterceptor):
