@@ -15,8 +15,12 @@ TABLES ?= 20
 RULESET ?= online
 MODE    ?=
 PLATFORM_GAME = --ruleset $(RULESET) $(if $(MODE),--mode $(MODE))
+# buf from npm (@bufbuild/buf), into build/node: the schema's lint and breaking-change gate.
+BUF_VERSION := 1.75.0
+BUF         := build/node/node_modules/.bin/buf
+RELEASED    := proto/released/monopoly-v1.binpb
 
-.PHONY: run demo play test test-unit test-integration lint typecheck compile uncompile bench bench-platform simulate proto clean
+.PHONY: run demo play test test-unit test-integration lint typecheck compile uncompile bench bench-platform simulate proto proto-check proto-release clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,7 +41,7 @@ play: $(STAMP)
 	$(BIN)/monopoly play --seed $(SEED) --delay $(DELAY)
 
 ## test: lint, type-check and the whole test suite (integration tests on real servers)
-test: $(STAMP) lint typecheck
+test: $(STAMP) $(BUF) lint typecheck
 	$(BIN)/python -m pytest -n 2 --dist loadgroup tests
 
 test-unit: $(STAMP)
@@ -51,6 +55,19 @@ lint: $(STAMP)
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
+
+
+$(BUF):
+	npm install --no-save --no-audit --no-fund --silent --prefix build/node @bufbuild/buf@$(BUF_VERSION)
+
+## proto-check: buf lint, and buf breaking against the released schema (proto/released/)
+proto-check: $(BUF)
+	$(BUF) lint
+	$(BUF) breaking --against $(RELEASED)
+
+## proto-release: make the current schema the released baseline that proto-check compares with
+proto-release: $(BUF)
+	$(BUF) build --exclude-source-info -o $(RELEASED)
 
 # The optional native build: mypyc compiles the engine and the bots (the modules listed in
 # setup.py) into .so files next to their sources, which Python then imports instead.

@@ -20,7 +20,26 @@ from monopoly.v1 import commands_pb2, common_pb2, events_pb2
 
 from .errors import BadRequest
 
-SCHEMA_VERSION = 1
+#: The envelope's `schema_version`: the lock's (proto/monopoly/v1/field_numbers.json), which moves
+#: with every field or type the schema gains or loses; a test keeps the two equal.
+SCHEMA_VERSION = 2
+#: The first version whose field numbers are frozen. Events below it were numbered by the
+#: alphabetical order of the types at the time and cannot be read reliably (docs/SCHEMA.md).
+MIN_SCHEMA_VERSION = 2
+
+
+class SchemaMismatch(BadRequest):
+    """An envelope this reader cannot decode faithfully: written before the numbers were frozen."""
+
+
+def check_envelope(env: common_pb2.Envelope) -> None:
+    """Refuse an envelope from before the frozen numbering; a newer one is fine (new fields are
+    ignored, a new event type fails `event_from_proto` with `BadRequest`)."""
+    if env.schema_version < MIN_SCHEMA_VERSION:
+        raise SchemaMismatch(
+            f"event {env.event_id} has schema version {env.schema_version}: numbered before the "
+            f"schema was frozen (version {MIN_SCHEMA_VERSION}), it cannot be decoded reliably"
+        )
 
 
 def _snake(name: str) -> str:
@@ -81,7 +100,10 @@ def _unpack(payload: Message, registry: dict[str, type], what: str) -> Any:
     if kind is None:
         raise BadRequest(f"the message carries no {what}")
     message = getattr(payload, kind)
-    return _read(registry[message.DESCRIPTOR.name], message)
+    cls = registry.get(message.DESCRIPTOR.name)
+    if cls is None:  # a type of a newer schema this reader's engine does not have
+        raise BadRequest(f"unknown {what} type {message.DESCRIPTOR.name}")
+    return _read(cls, message)
 
 
 def event_to_proto(event: Event) -> events_pb2.EventPayload:
