@@ -1,0 +1,196 @@
+"""deploy/kubernetes renders (kubectl's kustomize), validates against the Kubernetes schemas
+(kubernetes-validate, offline), and agrees with servicekit.settings, docker-compose.yml and the code."""
+
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import kubernetes_validate
+import pytest
+import yaml
+
+from servicekit.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[3]
+KUBE = ROOT / "deploy" / "kubernetes"
+OVERLAYS = ("dev", "prod")
+#: The oldest Kubernetes the manifests are written for (gRPC probes are GA since 1.27).
+KUBERNETES_VERSION = "1.30.0"
+SERVICES = sorted(p.parent.name for p in (ROOT / "services").glob("*/main.py"))
+
+Doc = dict[str, Any]
+
+
+@functools.cache
+def render(overlay: str) -> tuple[Doc, ...]:
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl (its built-in kustomize renders deploy/kubernetes) is not installed")
+    out = subprocess.run(
+        [kubectl, "kustomize", str(KUBE / "overlays" / overlay)], check=True, capture_output=True, text=True
+    ).stdout
+    return tuple(d for d in yaml.safe_load_all(out) if d)
+
+
+def of_kind(docs: tuple[Doc, ...], kind: str) -> dict[str, Doc]:
+    return {d["metadata"]["name"]: d for d in docs if d["kind"] == kind}
+
+
+def container_env(deployment: Doc, docs: tuple[Doc, ...]) -> dict[str, str]:
+    """The environment a service's container sees: the ConfigMap's keys and its own values."""
+    (container,) = deployment["spec"]["template"]["spec"]["containers"]
+    env: dict[str, str] = {}
+    for source in container.get("envFrom", []):
+        env.update(of_kind(docs, "ConfigMap")[source["configMapRef"]["name"]]["data"])
+    for var in container.get("env", []):
+        env[var["name"]] = var["value"] if "value" in var else "<from " + next(iter(var["valueFrom"])) + ">"
+    return env
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_rendered_resource_is_valid_kubernetes(overlay: str) -> None:
+    docs = render(overlay)
+    checked = 0
+    for doc in docs:
+        if doc["apiVersion"].startswith("postgresql.cnpg.io/"):
+            continue  # an operator's kind: test_postgres_cluster_is_what_the_services_connect_to checks it
+        kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
+        checked += 1
+    assert checked >= len(SERVICES) * 3
+
+
+def test_the_validator_refuses_a_wrong_field() -> None:
+    """The check above can fail: a misspelt probe field is refused."""
+    deployment = dict(of_kind(render("dev"), "Deployment")["table"])
+    broken = yaml.safe_load(yaml.safe_dump(deployment).replace("readinessProbe", "readinesProbe"))
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(broken, KUBERNETES_VERSION, strict=True)
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_service_has_its_deployment_service_and_budget(overlay: str) -> None:
+    docs = render(overlay)
+    for kind in ("Deployment", "Service", "PodDisruptionBudget"):
+        assert sorted(of_kind(docs, kind)) == SERVICES, kind
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_ports_probes_and_settings_agree_with_the_code(overlay: str) -> None:
+    docs = render(overlay)
+    services = of_kind(docs, "Service")
+    policy = of_kind(docs, "NetworkPolicy")["monopoly-internal-apis"]
+    allowed = {p["port"] for rule in policy["spec"]["ingress"] for p in rule["ports"]}
+    for name, deployment in of_kind(docs, "Deployment").items():
+        pod = deployment["spec"]["template"]["spec"]
+        (container,) = pod["containers"]
+        assert container["command"] == ["python", "-m", f"services.{name}.main"]
+        settings = Settings.from_env(container_env(deployment, docs))
+        grpc_port, metrics_port = getattr(settings, f"{name}_grpc_port"), getattr(settings, f"{name}_metrics_port")
+        ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        assert ports == {"grpc": grpc_port, "metrics": metrics_port}, name
+        for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+            assert container[probe]["grpc"]["port"] == grpc_port, (name, probe)
+        assert {p["name"]: p["port"] for p in services[name]["spec"]["ports"]} == ports, name
+        assert {grpc_port, metrics_port} <= allowed, name
+        assert settings.host == "0.0.0.0"  # reachable from other pods, not only loopback
+        assert settings.table_target == f"table:{Settings.from_env({}).table_grpc_port}"
+        assert settings.nats_url == "nats://nats:4222"
+        # secrets come from Secrets, never from a value in a manifest
+        secret_refs = {
+            v["name"]: v["valueFrom"]["secretKeyRef"]
+            for v in container["env"]
+            if "secretKeyRef" in v.get("valueFrom", {})
+        }
+        assert secret_refs["TOKEN_SECRET"] == {"name": "monopoly-token", "key": "TOKEN_SECRET"}
+        assert secret_refs["DATABASE_URL"] == {"name": "monopoly-pg-app", "key": "uri"}
+        assert deployment["metadata"]["labels"]["app.kubernetes.io/part-of"] == "monopoly"
+        # one instance until scale-out: timers are in memory (deploy/README.md)
+        assert deployment["spec"]["replicas"] == 1 and deployment["spec"]["strategy"]["type"] == "Recreate"
+        # SIGTERM: 2 s of gRPC grace, the message in hand, the NATS drain; preStop 5 s comes first
+        assert pod["terminationGracePeriodSeconds"] >= 30
+        assert "memory" in container["resources"]["limits"] and "cpu" in container["resources"]["requests"]
+
+
+def test_the_compose_file_and_the_manifests_run_the_same_services_on_the_same_ports() -> None:
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    docs = render("prod")
+    for name, deployment in of_kind(docs, "Deployment").items():
+        (container,) = deployment["spec"]["template"]["spec"]["containers"]
+        assert compose[name]["command"] == container["command"], name
+        kube = Settings.from_env(container_env(deployment, docs))
+        local = Settings.from_env({k: str(v) for k, v in compose[name]["environment"].items()})
+        for port in ("grpc_port", "metrics_port"):
+            assert getattr(kube, f"{name}_{port}") == getattr(local, f"{name}_{port}"), (name, port)
+        for key in ("EXTERNAL_SUBPROTOCOLS", "RATING_TARGET"):
+            assert container_env(deployment, docs)[key] == str(compose[name]["environment"][key]), (name, key)
+
+
+def test_every_configured_variable_is_read_by_the_code() -> None:
+    """A key of the ConfigMap that nothing reads is a typo or a setting that went away."""
+    code = "\n".join(p.read_text() for d in ("libs/servicekit", "services") for p in (ROOT / d).rglob("*.py"))
+    for name, deployment in of_kind(render("prod"), "Deployment").items():
+        for key in container_env(deployment, render("prod")):
+            assert f'"{key}"' in code or f"{name.upper()}_" in key, f"{key} is set for {name} but read nowhere"
+
+
+def test_the_hpa_scales_the_table_service_within_what_it_can_run_today() -> None:
+    docs = render("prod")
+    (hpa,) = of_kind(docs, "HorizontalPodAutoscaler").values()
+    assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "table"}
+    # one process owns every table until partition leases exist (scale-out raises maxReplicas)
+    assert hpa["spec"]["minReplicas"] == hpa["spec"]["maxReplicas"] == 1
+
+
+def test_prod_carries_no_token_key_and_dev_the_compose_one() -> None:
+    prod_secrets = of_kind(render("prod"), "Secret")
+    assert "monopoly-token" not in prod_secrets  # created from the secret store; no default in prod
+    (dev_secret,) = (s for name, s in of_kind(render("dev"), "Secret").items() if name == "monopoly-token")
+    assert "TOKEN_SECRET" in dev_secret["data"]
+    assert all(d["metadata"].get("namespace") == "monopoly" for d in render("prod") if d["kind"] != "Namespace")
+
+
+def test_postgres_cluster_is_what_the_services_connect_to() -> None:
+    """The CloudNativePG Cluster: its app Secret is the services' DATABASE_URL, its database compose's."""
+    (cluster,) = (d for d in render("prod") if d["kind"] == "Cluster")
+    assert cluster["apiVersion"] == "postgresql.cnpg.io/v1"
+    spec = cluster["spec"]
+    assert spec["instances"] == 3 and re.fullmatch(r"\d+Gi", spec["storage"]["size"])
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    database = Settings.from_env(compose["table"]["environment"]).database_url.rsplit("/", 1)[1]
+    assert spec["bootstrap"]["initdb"]["database"] == database
+    assert f"{cluster['metadata']['name']}-app" == "monopoly-pg-app"  # the operator's Secret for the owner
+    for role in spec["managed"]["roles"]:
+        assert role["ensure"] == "present" and "passwordSecret" in role
+    assert of_kind(render("dev"), "Cluster")["monopoly-pg"]["spec"]["instances"] == 1
+
+
+#: Top-level keys of the NATS chart's values, version 2.12.6 (what `helm template` would accept).
+NATS_CHART_KEYS = {
+    "global", "nameOverride", "fullnameOverride", "namespaceOverride", "tlsCA", "config", "container", "reloader",
+    "promExporter", "service", "statefulSet", "podTemplate", "headlessService", "configMap", "podDisruptionBudget",
+    "serviceAccount", "natsBox", "extraResources",
+}  # fmt: skip
+
+
+def test_nats_values_describe_a_three_node_jetstream_cluster_for_the_pinned_chart() -> None:
+    """`helm template` needs the chart, which cannot be fetched here: check the values' structure instead."""
+    path = ROOT / "deploy" / "nats" / "values.yaml"
+    text = path.read_text()
+    values = yaml.safe_load(text)
+    assert set(values) <= NATS_CHART_KEYS, set(values) - NATS_CHART_KEYS
+    chart = re.search(r"chart `nats` version (\d+\.\d+\.\d+)", text)
+    assert chart, "the values name the chart version they are for"
+    cluster, jetstream = values["config"]["cluster"], values["config"]["jetstream"]
+    assert cluster["enabled"] and cluster["replicas"] >= 3 and cluster["replicas"] % 2 == 1
+    assert jetstream["enabled"] and jetstream["fileStore"]["enabled"] and jetstream["fileStore"]["pvc"]["enabled"]
+    assert values["config"]["monitor"]["enabled"]  # the exporter reads the monitor port
+    assert values["promExporter"]["enabled"]
+    assert values["container"]["image"]["tag"].startswith(chart.group(1))
+    major, minor, _ = (int(x) for x in chart.group(1).split("."))
+    assert (major, minor) >= (2, 10)  # multi-subject durable consumers (servicekit.consumers)
+    assert f"helm upgrade --install nats nats/nats --version {chart.group(1)}" in text
