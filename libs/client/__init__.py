@@ -21,7 +21,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
@@ -58,6 +57,7 @@ from monopoly.v1 import (
     trade_pb2_grpc,
 )
 from servicekit import auth
+from servicekit.settings import token_secret
 from servicekit.wire import command_to_proto, event_from_proto
 
 #: How often a bot looks again at a sub-protocol service that has not caught up with the table yet.
@@ -73,7 +73,7 @@ def bot_service_token() -> str:
 
     Signed with TOKEN_SECRET (the dev secret when unset), the key the services verify with.
     """
-    return auth.service_token(os.environ.get("TOKEN_SECRET", auth.DEV_TOKEN_SECRET), "bots")
+    return auth.service_token(token_secret(), "bots")
 
 
 def connect(target: str) -> tuple[grpc.aio.Channel, table_pb2_grpc.TableServiceStub]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
@@ -30,7 +29,7 @@ from prometheus_client import Counter
 
 from engine import RuleViolation
 
-from . import auth
+from . import auth, settings
 from .errors import BadRequest, Forbidden, NotFound, Stale, Unauthenticated, Unavailable
 
 log = logging.getLogger(__name__)
@@ -40,6 +39,9 @@ TOKENS_REFUSED = Counter(
     "Calls refused by the token interceptor (malformed, forged, expired, missing)",
     ["method"],
 )
+
+#: Adds a servicer to a server (each service's `api.register` returns a list of them).
+Registration = Callable[[grpc.aio.Server], None]
 
 #: A unary call may take this long at most, whatever deadline the client set.
 DEFAULT_DEADLINE_S = 10.0
@@ -189,16 +191,16 @@ class TokenVerification(grpc.aio.ServerInterceptor):
 async def start_server(
     host: str,
     port: int,
-    register: Iterable[Callable[[grpc.aio.Server], None]],
+    register: Iterable[Registration],
     service_names: Iterable[str],
     token_secret: str | None = None,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """Start a server on host:port (0: any free port) and return it with the bound port.
 
     `token_secret` verifies the tokens of requests (`TokenVerification`); None reads
-    TOKEN_SECRET from the environment like `Settings.from_env` (the dev secret if unset).
+    TOKEN_SECRET from the environment (`settings.token_secret`: the dev secret if unset).
     """
-    secret = token_secret if token_secret is not None else os.environ.get("TOKEN_SECRET", auth.DEV_TOKEN_SECRET)
+    secret = token_secret if token_secret is not None else settings.token_secret()
     server = grpc.aio.server(
         interceptors=[ErrorMapping(), TokenVerification(secret)],  # the first wraps the second
         options=[("grpc.so_reuseport", 0)],

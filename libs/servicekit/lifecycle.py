@@ -9,8 +9,6 @@ import signal
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from .settings import Settings
-
 
 async def until_stopped(stop: asyncio.Event | None = None) -> None:
     """Wait for SIGINT or SIGTERM (or for `stop`, which tests set)."""
@@ -22,7 +20,7 @@ async def until_stopped(stop: asyncio.Event | None = None) -> None:
     await stop.wait()
 
 
-def run(serve: Callable[[Settings], Coroutine[Any, Any, None]]) -> None:
-    """A service's `main`: log lines with time and source, settings from the environment, one event loop."""
+def run(main: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """A service's process: log lines with time and source, one event loop running `main()`."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    asyncio.run(serve(Settings.from_env()))
+    asyncio.run(main())

@@ -1,61 +1,67 @@
-"""Settings from the environment, with defaults that work on a laptop."""
+"""The settings every service reads from the environment, with defaults that work on a laptop.
+
+Each service adds its own in `services/<name>/settings.py` (ports' defaults, its knobs); this module
+and those are the only places that read the environment, so a service's settings are found in one
+file and tests build them from a plain dict.
+"""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from .auth import DEV_TOKEN_SECRET
 
+Env = Mapping[str, str]
+
+
+def environ(env: Env | None = None) -> Env:
+    """`env`, or the process's environment when None (the one place a settings module reads it)."""
+    return os.environ if env is None else env
+
+
+def token_secret(env: Env | None = None) -> str:
+    """TOKEN_SECRET: the HMAC key of seat and service tokens, shared by every service (dev key if unset)."""
+    return environ(env).get("TOKEN_SECRET", DEV_TOKEN_SECRET)
+
+
+def table_target(env: Env | None = None) -> str:
+    """TABLE_TARGET: where the table service answers (trade executes trades there, matchmaking opens tables)."""
+    e = environ(env)
+    return e.get("TABLE_TARGET", f"127.0.0.1:{e.get('TABLE_GRPC_PORT', '50051')}")
+
+
+def clock_scale(env: Env | None = None) -> int:
+    """CLOCK_SCALE: tables run their game clock this many times faster than real time unless created otherwise (E6)."""
+    return int(environ(env).get("CLOCK_SCALE", "1"))
+
 
 @dataclass(frozen=True, slots=True)
 class Settings:
+    """What `servicekit.runner.run_service` needs of any service: where NATS and Postgres are, the
+    host and ports it serves on (`<NAME>_GRPC_PORT`, `<NAME>_METRICS_PORT`; metrics port 0: none)
+    and the token key."""
+
+    service: str
     nats_url: str
     database_url: str
-    table_grpc_port: int
-    table_metrics_port: int
     host: str
-    #: Tables run their game clock this many times faster than real time unless created otherwise (E6).
-    default_clock_scale: int
-    #: Events between two snapshots of a table in Postgres.
-    snapshot_every: int
-    auction_grpc_port: int = 50052
-    auction_metrics_port: int = 9102
-    trade_grpc_port: int = 50053
-    trade_metrics_port: int = 9103
-    casino_grpc_port: int = 50054
-    casino_metrics_port: int = 9104
-    rating_grpc_port: int = 50055
-    rating_metrics_port: int = 9105
-    matchmaking_grpc_port: int = 50056
-    matchmaking_metrics_port: int = 9106
-    #: Where the table service answers (the trade service executes accepted trades there).
-    table_target: str = "127.0.0.1:50051"
-    #: HMAC key of seat and service tokens, shared by every service.
+    grpc_port: int
+    metrics_port: int
     token_secret: str = DEV_TOKEN_SECRET
 
     @staticmethod
-    def from_env(env: dict[str, str] | None = None) -> Settings:
-        e = os.environ if env is None else env
-        table_port = int(e.get("TABLE_GRPC_PORT", "50051"))
+    def from_env(service: str, grpc_port: int, metrics_port: int, env: Env | None = None) -> Settings:
+        """The settings of `service` whose ports default to `grpc_port` and `metrics_port`."""
+        e = environ(env)
+        prefix = service.upper()
         return Settings(
+            service=service,
             nats_url=e.get("NATS_URL", ""),
             database_url=e.get("DATABASE_URL", ""),
-            table_grpc_port=table_port,
-            table_metrics_port=int(e.get("TABLE_METRICS_PORT", "9101")),
             host=e.get("SERVICE_HOST", "127.0.0.1"),
-            default_clock_scale=int(e.get("CLOCK_SCALE", "1")),
-            snapshot_every=int(e.get("SNAPSHOT_EVERY", "500")),
-            auction_grpc_port=int(e.get("AUCTION_GRPC_PORT", "50052")),
-            auction_metrics_port=int(e.get("AUCTION_METRICS_PORT", "9102")),
-            trade_grpc_port=int(e.get("TRADE_GRPC_PORT", "50053")),
-            trade_metrics_port=int(e.get("TRADE_METRICS_PORT", "9103")),
-            casino_grpc_port=int(e.get("CASINO_GRPC_PORT", "50054")),
-            casino_metrics_port=int(e.get("CASINO_METRICS_PORT", "9104")),
-            rating_grpc_port=int(e.get("RATING_GRPC_PORT", "50055")),
-            rating_metrics_port=int(e.get("RATING_METRICS_PORT", "9105")),
-            matchmaking_grpc_port=int(e.get("MATCHMAKING_GRPC_PORT", "50056")),
-            matchmaking_metrics_port=int(e.get("MATCHMAKING_METRICS_PORT", "9106")),
-            table_target=e.get("TABLE_TARGET", f"127.0.0.1:{table_port}"),
-            token_secret=e.get("TOKEN_SECRET", DEV_TOKEN_SECRET),
+            grpc_port=int(e.get(f"{prefix}_GRPC_PORT", str(grpc_port))),
+            metrics_port=int(e.get(f"{prefix}_METRICS_PORT", str(metrics_port))),
+            token_secret=token_secret(e),
         )

@@ -11,6 +11,7 @@ from engine.auction import Bid, PassBid
 from monopoly.v1 import auction_pb2, auction_pb2_grpc
 from servicekit import auth
 from servicekit.errors import BadRequest
+from servicekit.grpcserver import Registration
 
 from .auctions import MOVES, Auctions
 
@@ -71,7 +72,7 @@ class AuctionService(auction_pb2_grpc.AuctionServiceServicer):
                 yield item
 
 
-def register(service: AuctionService) -> list[object]:
+def register(service: AuctionService) -> list[Registration]:
     return [lambda server: auction_pb2_grpc.add_AuctionServiceServicer_to_server(service, server)]
 
 

@@ -7,6 +7,7 @@ import grpc
 from monopoly.v1 import casino_pb2, casino_pb2_grpc
 from servicekit import auth
 from servicekit.errors import BadRequest
+from servicekit.grpcserver import Registration
 
 from .bets import Casino, view
 
@@ -52,7 +53,7 @@ class CasinoService(casino_pb2_grpc.CasinoServiceServicer):
         return casino_pb2.PoolView(table_id=table_id, pool=amount, bets=bets)
 
 
-def register(service: CasinoService) -> list[object]:
+def register(service: CasinoService) -> list[Registration]:
     return [lambda server: casino_pb2_grpc.add_CasinoServiceServicer_to_server(service, server)]
 
 

@@ -10,6 +10,7 @@ from monopoly.v1 import matchmaking_pb2 as pb
 from monopoly.v1 import matchmaking_pb2_grpc
 from servicekit import auth
 from servicekit.errors import BadRequest
+from servicekit.grpcserver import Registration
 
 from .matcher import Matchmaker
 
@@ -90,7 +91,7 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServiceServicer):
         return await self.mm.list_tables()
 
 
-def register(service: MatchmakingService) -> list[object]:
+def register(service: MatchmakingService) -> list[Registration]:
     return [lambda server: matchmaking_pb2_grpc.add_MatchmakingServiceServicer_to_server(service, server)]
 
 

@@ -1,32 +1,24 @@
-"""The matchmaking service: wiring of settings, Postgres, JetStream, the outbox relay, the matcher,
-the table-event consumer, gRPC and metrics.
+"""The matchmaking service: its parts for `servicekit.runner` (settings in `settings.py`): the
+matcher's loop, the table-event consumer, channels to the table and rating services, gRPC.
 
-Run: `python -m services.matchmaking.main` with NATS_URL and DATABASE_URL set. Besides the common
-settings it reads MATCHMAKING_SMALL_TABLE_WAIT_S (30), MATCHMAKING_BAND_BASE (5),
-MATCHMAKING_BAND_PER_S (0.5), MATCHMAKING_TICK_MS (200) (`queues.Rules`) and
-EXTERNAL_SUBPROTOCOLS (a comma list of the sub-protocols the platform runs in services; default none).
-Tables are created with the clock scale CLOCK_SCALE.
+Run: `python -m services.matchmaking.main` with NATS_URL and DATABASE_URL set; its own settings are
+listed in `settings.py`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import os
+from dataclasses import dataclass
 from pathlib import Path
 
-import grpc
-
-from engine.config import SUB_PROTOCOLS
 from monopoly.v1 import rating_pb2, rating_pb2_grpc, table_pb2_grpc
-from servicekit import bus, db, grpcserver, lifecycle, metrics
-from servicekit.outbox import Relay
-from servicekit.settings import Settings
+from servicekit.runner import Runtime, ServiceSpec, run_service
 
 from .api import SERVICE_NAME, MatchmakingService, register
 from .handlers import build_consumers
 from .matcher import Matchmaker, RatingLookup
-from .queues import Rules
+from .settings import MatchmakingSettings
 
 log = logging.getLogger("matchmaking")
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -46,68 +38,55 @@ def rating_of(rating: rating_pb2_grpc.RatingServiceStub) -> RatingLookup:
     return lookup
 
 
-def external_subprotocols(env: dict[str, str] | None = None) -> tuple[str, ...]:
-    raw = (os.environ if env is None else env).get("EXTERNAL_SUBPROTOCOLS", "")
-    names = tuple(n.strip() for n in raw.split(",") if n.strip())
-    unknown = sorted(set(names) - set(SUB_PROTOCOLS))
-    if unknown:
-        raise SystemExit(f"EXTERNAL_SUBPROTOCOLS: unknown {', '.join(unknown)}; one of {', '.join(SUB_PROTOCOLS)}")
-    return names
+@dataclass
+class Matching:
+    """The matchmaker and its loop (`Matchmaker.run`), started after recovery and stopped last."""
+
+    mm: Matchmaker
+    loop: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self.loop = asyncio.create_task(self.mm.run(), name="matcher")
+        log.info("matchmaking service: %s", self.mm.rules)
+
+    async def stop(self) -> None:
+        self.mm.stop()
+        if self.loop is not None:
+            await self.loop
 
 
-async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: asyncio.Event | None = None) -> None:
-    if not settings.database_url or not settings.nats_url:
-        raise SystemExit("matchmaking service: set DATABASE_URL and NATS_URL (make run starts both for you)")
-    rules = Rules.from_env()
-    pool = await db.create_pool(settings.database_url, max_size=8, schema="matchmaking")
-    await db.migrate(pool, "matchmaking", MIGRATIONS)
-    nc, js = await bus.connect(settings.nats_url)
-    relay = Relay(pool, js, "matchmaking")
-    channel = grpc.aio.insecure_channel(settings.table_target)
-    rating_target = os.environ.get("RATING_TARGET", "")
-    rating_channel = grpc.aio.insecure_channel(rating_target) if rating_target else None
-    mm = Matchmaker(
-        pool,
-        table_pb2_grpc.TableServiceStub(channel),
-        settings.token_secret,
-        rules,
-        settings.default_clock_scale,
-        external_subprotocols(),
-        rating_lookup=rating_of(rating_pb2_grpc.RatingServiceStub(rating_channel)) if rating_channel else None,
+def spec(settings: MatchmakingSettings) -> ServiceSpec[Matching]:
+    def build(rt: Runtime) -> Matching:
+        rating = None
+        if settings.rating_target:
+            rating = rating_pb2_grpc.RatingServiceStub(rt.channel(settings.rating_target))
+        mm = Matchmaker(
+            rt.pool,
+            table_pb2_grpc.TableServiceStub(rt.channel(settings.table_target)),
+            settings.base.token_secret,
+            settings.rules,
+            settings.default_clock_scale,
+            settings.external_subprotocols,
+            rating_lookup=rating_of(rating) if rating is not None else None,
+        )
+        mm.relay_wake = rt.wake_relay
+        return Matching(mm)
+
+    return ServiceSpec(
+        settings=settings.base,
+        migrations=MIGRATIONS,
+        schema="matchmaking",
+        build=build,
+        start=Matching.start,
+        consumers=lambda m: build_consumers(m.mm),
+        grpc=lambda m: register(MatchmakingService(m.mm)),
+        grpc_names=[SERVICE_NAME],
+        stop=Matching.stop,
     )
-    mm.relay_wake = relay.wake
-    relay_task = asyncio.create_task(relay.run(), name="outbox-relay")
-    matcher_task = asyncio.create_task(mm.run(), name="matcher")
-    consumers = build_consumers(mm)
-    await consumers.start(js)
-    server, port, _ = await grpcserver.start_server(
-        settings.host,
-        settings.matchmaking_grpc_port,
-        register(MatchmakingService(mm)),
-        [SERVICE_NAME],
-        token_secret=settings.token_secret,
-    )
-    metrics.serve_metrics(settings.matchmaking_metrics_port, settings.host)
-    log.info("matchmaking service on %s:%s (%s)", settings.host, port, rules)
-    print(f"matchmaking service ready on {settings.host}:{port}", flush=True)
-    if ready is not None:
-        ready.set()
-    await lifecycle.until_stopped(stop)
-    await server.stop(grace=2)
-    await consumers.stop()
-    mm.stop()
-    await matcher_task
-    relay.stop()
-    await relay_task
-    await channel.close()
-    if rating_channel is not None:
-        await rating_channel.close()
-    await nc.drain()
-    await pool.close()
 
 
 def main() -> None:
-    lifecycle.run(serve)
+    run_service(spec(MatchmakingSettings.from_env()))
 
 
 if __name__ == "__main__":

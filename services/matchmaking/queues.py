@@ -21,8 +21,7 @@ among themselves.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 
@@ -58,8 +57,7 @@ class Rules:
     tick_ms: int = 200
 
     @staticmethod
-    def from_env(env: dict[str, str] | None = None) -> Rules:
-        e = os.environ if env is None else env
+    def from_env(e: Mapping[str, str]) -> Rules:
         return Rules(
             small_table_wait_s=float(e.get("MATCHMAKING_SMALL_TABLE_WAIT_S", "30")),
             band_base=float(e.get("MATCHMAKING_BAND_BASE", "5")),

@@ -7,6 +7,7 @@ import grpc
 
 from monopoly.v1 import rating_pb2, rating_pb2_grpc
 from servicekit.errors import BadRequest, NotFound
+from servicekit.grpcserver import Registration
 
 from . import store
 from .games import Games
@@ -151,7 +152,7 @@ class RatingService(rating_pb2_grpc.RatingServiceServicer):
         )
 
 
-def register(service: RatingService) -> list[object]:
+def register(service: RatingService) -> list[Registration]:
     return [lambda server: rating_pb2_grpc.add_RatingServiceServicer_to_server(service, server)]
 
 

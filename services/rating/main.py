@@ -1,5 +1,5 @@
-"""The rating service: wiring of settings, Postgres, the table-event and match-event consumers,
-gRPC and metrics.
+"""The rating service: its parts for `servicekit.runner` (settings in `settings.py`): the
+table-event and match-event consumers and gRPC; it publishes nothing, so it has no outbox.
 
 Run: `python -m services.rating.main` with NATS_URL and DATABASE_URL set. Besides the common
 settings it reads RATING_MIN_REAL_MINUTES (float, default 10: R1's minimum real time of a rated
@@ -9,7 +9,6 @@ lower it; R1's 10 rounds stay.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -17,13 +16,13 @@ from pathlib import Path
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 
-from servicekit import bus, db, grpcserver, lifecycle, metrics
-from servicekit.settings import Settings
+from servicekit import bus
+from servicekit.runner import ServiceSpec, run_service
 
 from .api import SERVICE_NAME, RatingService, register
 from .games import Games
 from .handlers import build_consumers
-from .ratings import Thresholds
+from .settings import RatingSettings
 
 log = logging.getLogger("rating")
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -42,37 +41,25 @@ def formed_reader(js: JetStreamContext) -> Callable[[str], Awaitable[bytes | Non
     return fetch
 
 
-async def serve(settings: Settings, ready: asyncio.Event | None = None, stop: asyncio.Event | None = None) -> None:
-    if not settings.database_url or not settings.nats_url:
-        raise SystemExit("rating service: set DATABASE_URL and NATS_URL (make run starts both for you)")
-    thresholds = Thresholds.from_env()
-    pool = await db.create_pool(settings.database_url, max_size=8, schema="rating")
-    await db.migrate(pool, "rating", MIGRATIONS)
-    nc, js = await bus.connect(settings.nats_url)  # declares the streams the consumers read
-    games = Games(pool, thresholds, formed_reader(js))
-    consumers = build_consumers(games)
-    await consumers.start(js)
-    server, port, _ = await grpcserver.start_server(
-        settings.host,
-        settings.rating_grpc_port,
-        register(RatingService(games)),
-        [SERVICE_NAME],
-        token_secret=settings.token_secret,
+def spec(settings: RatingSettings) -> ServiceSpec[Games]:
+    async def start(games: Games) -> None:
+        log.info("rating service: %s", settings.thresholds)
+
+    return ServiceSpec(
+        settings=settings.base,
+        migrations=MIGRATIONS,
+        schema="rating",
+        outbox=False,
+        build=lambda rt: Games(rt.pool, settings.thresholds, formed_reader(rt.js)),
+        start=start,
+        consumers=build_consumers,
+        grpc=lambda games: register(RatingService(games)),
+        grpc_names=[SERVICE_NAME],
     )
-    metrics.serve_metrics(settings.rating_metrics_port, settings.host)
-    log.info("rating service on %s:%s (%s)", settings.host, port, thresholds)
-    print(f"rating service ready on {settings.host}:{port}", flush=True)
-    if ready is not None:
-        ready.set()
-    await lifecycle.until_stopped(stop)
-    await server.stop(grace=2)
-    await consumers.stop()
-    await nc.drain()
-    await pool.close()
 
 
 def main() -> None:
-    lifecycle.run(serve)
+    run_service(spec(RatingSettings.from_env()))
 
 
 if __name__ == "__main__":

@@ -4,7 +4,6 @@ achievements and quests. No I/O: `store` persists what these functions decide.""
 from __future__ import annotations
 
 import math
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -53,8 +52,8 @@ class Thresholds:
     min_real_ms: int = MIN_REAL_MS
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str] | None = None) -> Thresholds:
-        raw = (os.environ if env is None else env).get("RATING_MIN_REAL_MINUTES", "").strip()
+    def from_env(cls, env: Mapping[str, str]) -> Thresholds:
+        raw = env.get("RATING_MIN_REAL_MINUTES", "").strip()
         if not raw:
             return cls()
         try:

@@ -11,6 +11,7 @@ from engine import RuleViolation, Tick, codec
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
 from servicekit import auth, grpcserver
 from servicekit.errors import BadRequest, Stale, Unauthenticated
+from servicekit.grpcserver import Registration
 from servicekit.wire import command_from_proto, envelope
 
 from . import store
@@ -162,7 +163,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             actor.unsubscribe(live)
 
 
-def register(service: TableService) -> list[object]:
+def register(service: TableService) -> list[Registration]:
     return [lambda server: table_pb2_grpc.add_TableServiceServicer_to_server(service, server)]
 
 

@@ -7,6 +7,7 @@ import grpc
 from monopoly.v1 import trade_pb2, trade_pb2_grpc
 from servicekit import auth
 from servicekit.errors import BadRequest
+from servicekit.grpcserver import Registration
 
 from .trades import Terms, Trades, view
 
@@ -69,7 +70,7 @@ class TradeService(trade_pb2_grpc.TradeServiceServicer):
         return trade_pb2.ListTradesResponse(trades=[view(t) for t in rows])
 
 
-def register(service: TradeService) -> list[object]:
+def register(service: TradeService) -> list[Registration]:
     return [lambda server: trade_pb2_grpc.add_TradeServiceServicer_to_server(service, server)]
 
 

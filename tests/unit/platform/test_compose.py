@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from pathlib import Path
 
 import yaml
 
+from servicekit import settings as kit
 from servicekit.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[3]
+
+
+def _settings(service: str, env: dict[str, str]) -> Settings:
+    """The common settings a service reads from `env` (its own `services/<name>/settings.py`)."""
+    return importlib.import_module(f"services.{service}.settings").common(env)  # type: ignore[no-any-return]
 
 
 def _compose() -> dict:  # type: ignore[type-arg]
@@ -41,13 +48,13 @@ def test_commands_point_at_real_modules() -> None:
 def test_ports_and_urls_agree_with_the_settings() -> None:
     services = _compose()["services"]
     table = services["table"]
-    settings = Settings.from_env({k: str(v) for k, v in table["environment"].items()})
-    assert f"{settings.table_grpc_port}:{settings.table_grpc_port}" in table["ports"]
-    assert f"{settings.table_metrics_port}:{settings.table_metrics_port}" in table["ports"]
+    settings = _settings("table", {k: str(v) for k, v in table["environment"].items()})
+    assert f"{settings.grpc_port}:{settings.grpc_port}" in table["ports"]
+    assert f"{settings.metrics_port}:{settings.metrics_port}" in table["ports"]
     assert settings.nats_url.startswith("nats://nats:4222")
     assert "@postgres:5432/" in settings.database_url
     assert "4222:4222" in services["nats"]["ports"] and "-js" in services["nats"]["command"]
-    assert Settings.from_env({}).table_grpc_port == settings.table_grpc_port  # the defaults match compose
+    assert _settings("table", {}).grpc_port == settings.grpc_port  # the defaults match compose
 
 
 def test_every_service_in_the_repo_is_in_compose_with_its_ports() -> None:
@@ -56,9 +63,11 @@ def test_every_service_in_the_repo_is_in_compose_with_its_ports() -> None:
     assert in_repo == set(services) - {"nats", "postgres"}
     for name in in_repo:
         spec = services[name]
-        settings = Settings.from_env({k: str(v) for k, v in spec["environment"].items()})
-        grpc_port, metrics_port = getattr(settings, f"{name}_grpc_port"), getattr(settings, f"{name}_metrics_port")
-        assert f"{grpc_port}:{grpc_port}" in spec["ports"], name
-        assert f"{metrics_port}:{metrics_port}" in spec["ports"], name
-        assert settings.table_target == "table:50051"
+        env = {k: str(v) for k, v in spec["environment"].items()}
+        settings = _settings(name, env)
+        defaults = _settings(name, {})
+        assert (settings.grpc_port, settings.metrics_port) == (defaults.grpc_port, defaults.metrics_port), name
+        assert f"{settings.grpc_port}:{settings.grpc_port}" in spec["ports"], name
+        assert f"{settings.metrics_port}:{settings.metrics_port}" in spec["ports"], name
+        assert kit.table_target(env) == "table:50051"
         assert settings.token_secret == services["table"]["environment"]["TOKEN_SECRET"]  # one key for all

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 import shutil
 import subprocess
@@ -14,6 +15,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from servicekit import settings as kit
 from servicekit.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -24,6 +26,11 @@ KUBERNETES_VERSION = "1.30.0"
 SERVICES = sorted(p.parent.name for p in (ROOT / "services").glob("*/main.py"))
 
 Doc = dict[str, Any]
+
+
+def service_settings(service: str, env: dict[str, str]) -> Settings:
+    """The common settings `service` reads from `env` (its own `services/<name>/settings.py`)."""
+    return importlib.import_module(f"services.{service}.settings").common(env)  # type: ignore[no-any-return]
 
 
 @functools.cache
@@ -89,8 +96,9 @@ def test_ports_probes_and_settings_agree_with_the_code(overlay: str) -> None:
         pod = deployment["spec"]["template"]["spec"]
         (container,) = pod["containers"]
         assert container["command"] == ["python", "-m", f"services.{name}.main"]
-        settings = Settings.from_env(container_env(deployment, docs))
-        grpc_port, metrics_port = getattr(settings, f"{name}_grpc_port"), getattr(settings, f"{name}_metrics_port")
+        env = container_env(deployment, docs)
+        settings = service_settings(name, env)
+        grpc_port, metrics_port = settings.grpc_port, settings.metrics_port
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
         assert ports == {"grpc": grpc_port, "metrics": metrics_port}, name
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
@@ -98,7 +106,7 @@ def test_ports_probes_and_settings_agree_with_the_code(overlay: str) -> None:
         assert {p["name"]: p["port"] for p in services[name]["spec"]["ports"]} == ports, name
         assert {grpc_port, metrics_port} <= allowed, name
         assert settings.host == "0.0.0.0"  # reachable from other pods, not only loopback
-        assert settings.table_target == f"table:{Settings.from_env({}).table_grpc_port}"
+        assert kit.table_target(env) == f"table:{service_settings('table', {}).grpc_port}"
         assert settings.nats_url == "nats://nats:4222"
         # secrets come from Secrets, never from a value in a manifest
         secret_refs = {
@@ -122,10 +130,10 @@ def test_the_compose_file_and_the_manifests_run_the_same_services_on_the_same_po
     for name, deployment in of_kind(docs, "Deployment").items():
         (container,) = deployment["spec"]["template"]["spec"]["containers"]
         assert compose[name]["command"] == container["command"], name
-        kube = Settings.from_env(container_env(deployment, docs))
-        local = Settings.from_env({k: str(v) for k, v in compose[name]["environment"].items()})
+        kube = service_settings(name, container_env(deployment, docs))
+        local = service_settings(name, {k: str(v) for k, v in compose[name]["environment"].items()})
         for port in ("grpc_port", "metrics_port"):
-            assert getattr(kube, f"{name}_{port}") == getattr(local, f"{name}_{port}"), (name, port)
+            assert getattr(kube, port) == getattr(local, port), (name, port)
         for key in ("EXTERNAL_SUBPROTOCOLS", "RATING_TARGET"):
             assert container_env(deployment, docs)[key] == str(compose[name]["environment"][key]), (name, key)
 
@@ -161,7 +169,7 @@ def test_postgres_cluster_is_what_the_services_connect_to() -> None:
     spec = cluster["spec"]
     assert spec["instances"] == 3 and re.fullmatch(r"\d+Gi", spec["storage"]["size"])
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
-    database = Settings.from_env(compose["table"]["environment"]).database_url.rsplit("/", 1)[1]
+    database = service_settings("table", compose["table"]["environment"]).database_url.rsplit("/", 1)[1]
     assert spec["bootstrap"]["initdb"]["database"] == database
     assert f"{cluster['metadata']['name']}-app" == "monopoly-pg-app"  # the operator's Secret for the owner
     for role in spec["managed"]["roles"]:

@@ -1,0 +1,10 @@
+"""The casino service's settings: the common ones, its ports defaulting to 50054 (gRPC) and 9104 (metrics)."""
+
+from __future__ import annotations
+
+from servicekit.settings import Env, Settings
+
+
+def common(env: Env | None = None) -> Settings:
+    """The settings every service has (`servicekit.settings.Settings`), with this service's default ports."""
+    return Settings.from_env("casino", 50054, 9104, env)

@@ -1,0 +1,31 @@
+"""The table service's settings: the common ones (ports 50051 and 9101 by default) and its own."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from servicekit import settings as kit
+from servicekit.settings import Env, Settings
+
+
+def common(env: Env | None = None) -> Settings:
+    """The settings every service has (`servicekit.settings.Settings`), with this service's default ports."""
+    return Settings.from_env("table", 50051, 9101, env)
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    base: Settings
+    #: CLOCK_SCALE: the game clock's speed-up of tables created without one (E6).
+    default_clock_scale: int
+    #: SNAPSHOT_EVERY: events between two snapshots of a table in Postgres.
+    snapshot_every: int
+
+    @staticmethod
+    def from_env(env: Env | None = None) -> TableSettings:
+        e = kit.environ(env)
+        return TableSettings(
+            base=common(e),
+            default_clock_scale=kit.clock_scale(e),
+            snapshot_every=int(e.get("SNAPSHOT_EVERY", "500")),
+        )
