@@ -2,6 +2,42 @@
 
 from __future__ import annotations
 
+import asyncpg
+import nats.errors
+import nats.js.errors
+
+#: What a lost or refused connection to Postgres raises: the server is away (down, restarting, its
+#: socket gone), not the request at fault. `OSError` covers ConnectionRefusedError, the unix socket's
+#: FileNotFoundError and TimeoutError; class 08 errors and the 57P shutdowns are the server's word for it.
+PG_CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
+    OSError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.OperatorInterventionError,
+    asyncpg.InterfaceError,
+    asyncpg.TooManyConnectionsError,
+)
+#: The same for NATS and JetStream (no server, a connection closed or reconnecting, no stream answered).
+NATS_CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
+    nats.errors.ConnectionClosedError,
+    nats.errors.ConnectionReconnectingError,
+    nats.errors.ConnectionDrainingError,
+    nats.errors.NoServersError,
+    nats.errors.NoRespondersError,
+    nats.errors.StaleConnectionError,
+    nats.errors.OutboundBufferLimitError,
+    nats.js.errors.NoStreamResponseError,
+    nats.js.errors.ServiceUnavailableError,
+)
+#: How long a client should wait before retrying a call refused because a backing server is away.
+RETRY_AFTER_MS = 1000
+
+
+def unreachable(exc: BaseException) -> bool:
+    """True when `exc` says Postgres or NATS could not be reached (retry later), not that the request was bad."""
+    if isinstance(exc, asyncpg.QueryCanceledError):  # a statement timeout or a cancelled call: no outage
+        return False
+    return isinstance(exc, PG_CONNECTION_ERRORS + NATS_CONNECTION_ERRORS)
+
 
 class BadRequest(ValueError):
     """Malformed input: INVALID_ARGUMENT."""
@@ -24,4 +60,14 @@ class Stale(RuntimeError):
 
 
 class Unavailable(RuntimeError):
-    """A dependency (Postgres) failed; the request changed nothing and may be retried: UNAVAILABLE."""
+    """A dependency (Postgres, NATS) failed; the request changed nothing and may be retried: UNAVAILABLE,
+    with `retry_after_ms` in the trailing metadata `retry-after-ms`."""
+
+    def __init__(self, message: str, retry_after_ms: int = RETRY_AFTER_MS) -> None:
+        super().__init__(message)
+        self.retry_after_ms = retry_after_ms
+
+
+class Corrupt(RuntimeError):
+    """A record that breaks its own invariants (a seq gap, events that do not replay): DATA_LOSS.
+    It is left untouched for an operator (`monopoly verify`), never patched over."""

@@ -5,8 +5,10 @@ Every service raises plain exceptions; `ErrorMapping` turns them into statuses:
 trailing metadata `rule-id`), `BadRequest` -> INVALID_ARGUMENT, `NotFound` ->
 NOT_FOUND, `Unauthenticated` -> UNAUTHENTICATED,
 `Forbidden` -> PERMISSION_DENIED, `Stale` -> ABORTED,
-`Unavailable` -> UNAVAILABLE, a handler running past its deadline ->
-DEADLINE_EXCEEDED. Anything else is INTERNAL and logged.
+`Unavailable` -> UNAVAILABLE, `Corrupt` -> DATA_LOSS, a handler running past its deadline ->
+DEADLINE_EXCEEDED. Postgres or NATS out of reach (`errors.unreachable`: a refused or lost
+connection) is UNAVAILABLE too, never INTERNAL; every UNAVAILABLE carries the trailing metadata
+`retry-after-ms`. Anything else is INTERNAL and logged.
 
 `TokenVerification` verifies the token of every request that carries one
 (`auth.TOKEN_FIELDS`, found from the request's descriptor) before the handler
@@ -23,14 +25,25 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 import grpc
+from google.protobuf.message import Message
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import Counter
 
 from engine import RuleViolation
 
-from . import auth, settings
-from .errors import BadRequest, Forbidden, NotFound, Stale, Unauthenticated, Unavailable
+from . import auth, settings, validate
+from .errors import (
+    RETRY_AFTER_MS,
+    BadRequest,
+    Corrupt,
+    Forbidden,
+    NotFound,
+    Stale,
+    Unauthenticated,
+    Unavailable,
+    unreachable,
+)
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +67,7 @@ _STATUS: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (Forbidden, grpc.StatusCode.PERMISSION_DENIED),
     (Stale, grpc.StatusCode.ABORTED),
     (Unavailable, grpc.StatusCode.UNAVAILABLE),
+    (Corrupt, grpc.StatusCode.DATA_LOSS),
 )
 
 
@@ -62,7 +76,14 @@ def status_of(exc: BaseException) -> grpc.StatusCode | None:
     for kind, code in _STATUS:
         if isinstance(exc, kind):
             return code
+    if unreachable(exc):
+        return grpc.StatusCode.UNAVAILABLE
     return None
+
+
+def retry_after_ms(exc: BaseException) -> int:
+    """The wait a client is told before retrying an UNAVAILABLE call."""
+    return exc.retry_after_ms if isinstance(exc, Unavailable) else RETRY_AFTER_MS
 
 
 async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
@@ -70,6 +91,11 @@ async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
     if code is not None:
         if isinstance(exc, RuleViolation):
             context.set_trailing_metadata((("rule-id", exc.rule),))
+        elif code is grpc.StatusCode.UNAVAILABLE:
+            context.set_trailing_metadata((("retry-after-ms", str(retry_after_ms(exc))),))
+            if not isinstance(exc, Unavailable):
+                log.warning("a backing server is out of reach: %s: %s", type(exc).__name__, exc)
+                await context.abort(code, f"a backing server is out of reach ({type(exc).__name__}); retry later")
         await context.abort(code, str(exc))
     log.exception("internal error", exc_info=exc)
     await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
@@ -94,6 +120,7 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
 
             async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 try:
+                    _check(request)
                     return await asyncio.wait_for(inner(request, context), _timeout(context))
                 except grpc.aio.AbortError:
                     raise
@@ -102,26 +129,71 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
                 except Exception as exc:
                     await _abort(context, exc)
 
-            return grpc.unary_unary_rpc_method_handler(unary, handler.request_deserializer, handler.response_serializer)
+            return grpc.unary_unary_rpc_method_handler(
+                unary, _lenient(handler.request_deserializer), handler.response_serializer
+            )
         if handler.unary_stream is not None:
             return grpc.unary_stream_rpc_method_handler(
-                _mapped_stream(handler.unary_stream), handler.request_deserializer, handler.response_serializer
+                _mapped_stream(handler.unary_stream, False),
+                _lenient(handler.request_deserializer),
+                handler.response_serializer,
             )
         if handler.stream_stream is not None:
             return grpc.stream_stream_rpc_method_handler(
-                _mapped_stream(handler.stream_stream), handler.request_deserializer, handler.response_serializer
+                _mapped_stream(handler.stream_stream, True),
+                _lenient(handler.request_deserializer),
+                handler.response_serializer,
             )
         return handler
 
 
+class _Undecodable:
+    """A request whose bytes did not decode: refused as INVALID_ARGUMENT by the handler's wrapper
+    (a deserializer's own exception would reach the client as UNKNOWN, or INTERNAL on a stream)."""
+
+    def __init__(self, error: Exception) -> None:
+        self.error = error
+
+
+def _lenient(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserializer is None:
+        return None
+
+    def deserialize(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except Exception as exc:
+            return _Undecodable(exc)
+
+    return deserialize
+
+
+def _check(request: Any) -> None:
+    """Refuse at the edge what no handler should see: undecodable bytes, NUL in a string field."""
+    if isinstance(request, _Undecodable):
+        raise BadRequest(f"the request's bytes do not decode ({type(request.error).__name__})")
+    if isinstance(request, Message):
+        validate.no_nul(request)
+
+
+async def _checked(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    async for request in requests:
+        _check(request)
+        yield request
+
+
 def _mapped_stream(
-    handler: Callable[[Any, grpc.aio.ServicerContext], AsyncIterator[Any]],
+    handler: Callable[[Any, grpc.aio.ServicerContext], AsyncIterator[Any]], streamed: bool
 ) -> Callable[[Any, grpc.aio.ServicerContext], AsyncIterator[Any]]:
-    """A response-streaming handler (its argument a request or a stream of them) whose errors end
-    the stream with their status."""
+    """A response-streaming handler (its argument a request or, `streamed`, a stream of them) whose
+    errors end the stream with their status."""
 
     async def mapped(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         try:
+            if streamed:
+                request = _checked(request)
+            else:
+                _check(request)
             async for item in handler(request, context):
                 yield item
         except grpc.aio.AbortError:

@@ -38,7 +38,7 @@ from engine import RuleViolation
 from engine.config import HOST_SETTINGS, preset, rule_card
 from monopoly.v1 import matchmaking_pb2 as pb
 from monopoly.v1 import table_pb2, table_pb2_grpc
-from servicekit import auth, bus
+from servicekit import auth, bus, validate
 from servicekit.errors import BadRequest, Forbidden, NotFound, Unauthenticated, Unavailable
 
 from . import store
@@ -110,9 +110,7 @@ class Matchmaker:
         return claims.player
 
     async def register(self, display_name: str, is_bot: bool) -> tuple[str, str]:
-        name = display_name.strip()
-        if not name or len(name) > 48:
-            raise BadRequest("display_name: 1 to 48 characters")
+        name = validate.name(display_name, "display_name", 48)
         player_id = "p-" + secrets.token_hex(8)
         async with self.pool.acquire() as conn:
             await store.add_player(conn, player_id, name, is_bot)
@@ -491,14 +489,7 @@ def _seat_row(s: SeatPlan) -> tuple[int, str | None, str, bool, int]:
 
 
 def _settings(text: str) -> dict[str, Any]:
-    if not text:
-        return {}
-    try:
-        settings = json.loads(text)
-    except ValueError:
-        raise BadRequest("settings_json is not JSON") from None
-    if not isinstance(settings, dict):
-        raise BadRequest("settings_json is an object of settings")
+    settings = validate.json_object(text, "settings_json")
     unknown = sorted(set(settings) - HOST_SETTINGS)
     if unknown:
         raise BadRequest(f"unknown setting(s) {', '.join(unknown)}; a host sets {', '.join(sorted(HOST_SETTINGS))}")

@@ -9,7 +9,7 @@ import grpc
 
 from engine import RuleViolation, Tick, codec
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
-from servicekit import auth, grpcserver
+from servicekit import auth, grpcserver, validate
 from servicekit.errors import BadRequest, Stale, Unauthenticated
 from servicekit.grpcserver import Registration
 from servicekit.wire import command_from_proto, envelope
@@ -49,14 +49,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     async def CreateTable(
         self, request: table_pb2.CreateTableRequest, context: grpc.aio.ServicerContext
     ) -> table_pb2.CreateTableResponse:
-        settings = {}
-        if request.custom_settings_json:
-            try:
-                settings = json.loads(request.custom_settings_json)
-            except ValueError:
-                raise BadRequest("custom_settings_json is not JSON") from None
-            if not isinstance(settings, dict):
-                raise BadRequest("custom_settings_json is an object of settings")
+        settings = validate.json_object(request.custom_settings_json, "custom_settings_json")
         table_id, seq, card = await self.tables.create(
             request.mode or "classic",
             list(request.players),

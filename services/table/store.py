@@ -120,13 +120,6 @@ async def unfinished(conn: asyncpg.Connection) -> list[TableRow]:
     return [_row(r) for r in await conn.fetch("SELECT * FROM tables WHERE NOT finished ORDER BY created_at")]
 
 
-async def events_after(conn: asyncpg.Connection, table_id: str, seq: int) -> list[Event]:
-    rows = await conn.fetch(
-        "SELECT payload FROM table_events WHERE table_id = $1 AND seq > $2 ORDER BY seq", table_id, seq
-    )
-    return [codec.event_from_data(json.loads(r["payload"])) for r in rows]
-
-
 async def event_rows_after(conn: asyncpg.Connection, table_id: str, seq: int) -> list[asyncpg.Record]:
     return await conn.fetch(
         "SELECT seq, payload, game_ms, committed_at FROM table_events WHERE table_id = $1 AND seq > $2 ORDER BY seq",

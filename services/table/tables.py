@@ -11,6 +11,7 @@ the next deadline in the state comes due.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import secrets
 import time
@@ -40,8 +41,8 @@ from engine import (
 )
 from engine.config import PRESET_SETTINGS, rule_card
 from monopoly.v1 import common_pb2, table_pb2
-from servicekit import auth, bus, signals
-from servicekit.errors import BadRequest, Forbidden, NotFound, Unavailable
+from servicekit import auth, bus, signals, validate
+from servicekit.errors import BadRequest, Corrupt, Forbidden, NotFound, Unavailable, unreachable
 from servicekit.wire import envelope
 
 from . import store
@@ -56,12 +57,19 @@ COMMAND_SECONDS = Histogram(
 )
 EVENTS = Counter("table_events_total", "Events committed")
 ACTIVE_TABLES = Gauge("table_active_tables", "Tables loaded and not finished")
+COMMIT_UNSURE = Counter("table_commit_unsure_total", "Commits whose connection was lost before Postgres answered")
 
 #: A command moves the table's clock only when it is this much (real ms) behind: a ClockAdvanced
 #: event per command would double the events for nothing; timers still fire on time.
 CLOCK_RESOLUTION_MS = 250
 #: Answers kept in memory per table for retried command ids (older ones are read from Postgres).
 RECENT_ANSWERS = 64
+#: E6: game seconds per real second at most (0: the service's default; the column is an integer).
+MAX_CLOCK_SCALE = 1_000_000
+MAX_SEAT_NAME = 64
+#: Backoff of a table reading its state back while Postgres is away (doubling up to the maximum).
+RESYNC_FIRST_DELAY_S = 0.05
+RESYNC_MAX_DELAY_S = 2.0
 
 
 def wall_ms() -> int:
@@ -81,6 +89,8 @@ class TableActor:
     recent: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
     timer: asyncio.TimerHandle | None = None
     task: asyncio.Task[None] | None = None
+    #: A commit failed on a lost connection: Postgres may hold more than `state` until it is read back.
+    unsure: bool = False
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"table-{self.table_id}")
@@ -98,6 +108,8 @@ class TableActor:
 
     async def submit(self, command: Command | None, command_id: str = "", seat: int | None = None) -> bytes:
         """Queue a command (None: just the clock) and wait for its committed answer."""
+        if self.unsure:
+            raise Unavailable("the table is waiting for Postgres; retry with the same command id")
         done: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self.queue.put_nowait((command, command_id, seat, done))
         return await done
@@ -113,7 +125,11 @@ class TableActor:
     async def _run(self) -> None:
         while (item := await self.queue.get()) is not None:
             command, command_id, seat, done = item
+            if done is not None and done.done():  # its caller left (a deadline, a closed stream): not applied
+                continue
             try:
+                if self.unsure:  # a commit's outcome is unknown: learn it before anything else
+                    await self._resync()
                 answer = await self._handle(command, command_id, seat)
             except Exception as exc:  # answered to the caller; the actor goes on
                 if done is not None and not done.done():
@@ -144,7 +160,8 @@ class TableActor:
         if command is not None and seat is not None and command.seat != seat:  # seat None: the platform
             COMMANDS.labels(kind, "forbidden").inc()
             raise Forbidden(f"this token acts for seat {seat}, not seat {command.seat}")
-        state = self.state
+        # Decided on a copy: `self.state` stays what Postgres holds until the events are committed.
+        state = self.state.copy()
         first_seq = state.seq + 1
         events: list[Event] = []
         now = self.game_now()
@@ -160,20 +177,19 @@ class TableActor:
         answer = b""
         if events:
             try:
-                answer = await self._commit(first_seq, events, "" if violation else command_id)
+                answer = await self._commit(state, first_seq, events, "" if violation else command_id)
             except asyncpg.UniqueViolationError:
-                # A retry of a command answered before this process's memory: undo and answer as then.
-                self.state = await self.tables.load_state(self.table_id)
-                async with self.tables.pool.acquire() as conn:
-                    first = await store.answered(conn, self.table_id, command_id)
+                # A retry of a command answered before this process's memory (or, never expected, a seq
+                # Postgres already has): take Postgres's state and answer as the first time.
+                await self._resync()
+                first = await self._answered(command_id) if command_id else None
                 if first is None:
-                    raise
+                    raise Unavailable("the table moved on in Postgres meanwhile; nothing changed") from None
                 COMMANDS.labels(kind, "retried").inc()
                 return first
         if violation is not None:
             if command_id:  # a retry from before this process's memory is answered as the first time
-                async with self.tables.pool.acquire() as conn:
-                    first = await store.answered(conn, self.table_id, command_id)
+                first = await self._answered(command_id)
                 if first is not None:
                     COMMANDS.labels(kind, "retried").inc()
                     return first
@@ -183,8 +199,14 @@ class TableActor:
         COMMAND_SECONDS.observe(time.perf_counter() - started)
         return answer
 
-    async def _commit(self, first_seq: int, events: list[Event], command_id: str) -> bytes:
-        state = self.state
+    async def _answered(self, command_id: str) -> bytes | None:
+        async with self.tables.pool.acquire() as conn:
+            return await store.answered(conn, self.table_id, command_id)
+
+    def _prepare(
+        self, state: TableState, first_seq: int, events: list[Event], command_id: str
+    ) -> tuple[bytes, list[common_pb2.Envelope], list[tuple[str, str, bytes]], bool]:
+        """A commit's answer, envelopes, outbox rows and whether it snapshots the state."""
         now_wall = wall_ms()
         envelopes = [
             envelope(self.table_id, first_seq + i, e, state.clock, self.scale, now_wall) for i, e in enumerate(events)
@@ -196,29 +218,74 @@ class TableActor:
         # every event for watchers and analytics, then what other services act on (servicekit.signals)
         outbox = [(bus.table_subject(self.table_id), f"{self.table_id}:{first_seq}", batch), *signals.split(envelopes)]
         snapshot = state.finished or state.seq - self.snapshot_seq >= self.tables.snapshot_every
+        return answer, envelopes, outbox, snapshot
+
+    async def _commit(self, state: TableState, first_seq: int, events: list[Event], command_id: str) -> bytes:
+        """Commit `events` (taking `state` from `self.state` to the new one), then adopt `state`.
+
+        A connection refused before the statement was sent: nothing committed, the caller is told
+        UNAVAILABLE. A connection lost while it ran: the outcome is unknown, so the actor reads the
+        table back on a fresh connection (waiting with backoff while Postgres is away) and answers
+        as Postgres decided; meanwhile nothing else is applied and new callers get UNAVAILABLE.
+        """
+        answer, envelopes, outbox, snapshot = self._prepare(state, first_seq, events, command_id)
         try:
-            async with self.tables.pool.acquire() as conn:
-                await store.append(
-                    conn,
-                    self.table_id,
-                    first_seq,
-                    events,
-                    state.clock,
-                    state,
-                    snapshot,
-                    outbox,
-                    command_id or None,
-                    answer if command_id else None,
-                )
-        except asyncpg.UniqueViolationError:
-            raise
-        except (OSError, asyncpg.PostgresError) as exc:
-            log.exception("table %s: commit failed; reloading from Postgres", self.table_id)
-            self.state = await self.tables.load_state(self.table_id)
+            conn = await self.tables.pool.acquire()
+        except Exception as exc:
+            if not unreachable(exc):
+                raise
+            self.unsure = True  # nothing was sent; the next command first waits for Postgres
             raise Unavailable(f"the table could not be saved ({type(exc).__name__}); nothing changed") from exc
+        lost: BaseException | None = None
+        try:
+            await store.append(
+                conn,
+                self.table_id,
+                first_seq,
+                events,
+                state.clock,
+                state,
+                snapshot,
+                outbox,
+                command_id or None,
+                answer if command_id else None,
+            )
+        except Exception as exc:
+            if not unreachable(exc):
+                raise  # Postgres refused the statement: rolled back, `self.state` unchanged
+            lost = exc
+        finally:
+            await self.tables.pool.release(conn)
+        if lost is not None:
+            log.warning(
+                "table %s: connection lost committing seq %d-%d (%s); reading the outcome back",
+                self.table_id,
+                first_seq,
+                state.seq,
+                type(lost).__name__,
+            )
+            COMMIT_UNSURE.inc()
+            self.unsure = True
+            if not await self._resync(state.seq):
+                raise Unavailable(f"the table could not be saved ({type(lost).__name__}); nothing changed") from lost
+            state = self.state  # what Postgres holds, replayed: the decided state
+        self._committed(state, len(events), envelopes, command_id, answer, snapshot)
+        return answer
+
+    def _committed(
+        self,
+        state: TableState,
+        n_events: int,
+        envelopes: list[common_pb2.Envelope],
+        command_id: str,
+        answer: bytes,
+        snapshot: bool,
+    ) -> None:
+        """After a commit: adopt the state, remember the answer, tell watchers and the relay."""
+        self.state = state
         if snapshot:
             self.snapshot_seq = state.seq
-        EVENTS.inc(len(events))
+        EVENTS.inc(n_events)
         if command_id:
             self.recent[command_id] = answer
             if len(self.recent) > RECENT_ANSWERS:
@@ -230,7 +297,53 @@ class TableActor:
             for q in self.watchers:
                 q.put_nowait(None)
             ACTIVE_TABLES.dec()
-        return answer
+
+    async def _resync(self, last_seq: int | None = None) -> bool:
+        """Take the table's state from Postgres, retrying with backoff while it is away; True if
+        Postgres holds seq `last_seq` (the uncertain commit went through)."""
+        delay = RESYNC_FIRST_DELAY_S
+        while True:
+            try:
+                row, state = await self.tables.read(self.table_id)
+                break
+            except Exception as exc:
+                if not unreachable(exc):
+                    raise
+                log.warning("table %s: Postgres out of reach (%s); retrying in %.2f s", self.table_id, exc, delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RESYNC_MAX_DELAY_S)
+        self.state = state
+        self.snapshot_seq = row.snapshot_seq if row.snapshot is not None else 0
+        self.unsure = False
+        return last_seq is not None and row.seq >= last_seq
+
+
+def rebuild(row: store.TableRow, rows: list[asyncpg.Record]) -> TableState:
+    """A table's state from its row and its event rows after the snapshot (all of them without one),
+    refusing a record that breaks its own invariants rather than running a state Postgres does not hold."""
+    after = row.snapshot_seq if row.snapshot is not None else 0
+    seqs = [r["seq"] for r in rows]
+    if seqs != list(range(after + 1, row.seq + 1)):
+        missing = sorted(set(range(after + 1, row.seq + 1)) - set(seqs))
+        raise Corrupt(
+            f"table {row.table_id}: events {after + 1}-{row.seq} expected, "
+            f"{len(seqs)} found ({len(missing)} missing, first {missing[:3]})"
+        )
+    try:
+        events = [codec.event_from_data(json.loads(r["payload"])) for r in rows]
+        if row.snapshot is None:
+            if not events:
+                raise ValueError("no TableCreated event")
+            state = replay(events)
+        else:
+            state = codec.state_from_data(row.snapshot)
+            for event in events:
+                evolve(state, event)
+    except Exception as exc:  # an event that does not fit its state: the record is broken, not the request
+        raise Corrupt(f"table {row.table_id} does not replay: {type(exc).__name__}: {exc}") from exc
+    if state.seq != row.seq:
+        raise Corrupt(f"table {row.table_id} replays to seq {state.seq}, its row says {row.seq}")
+    return state
 
 
 class Tables:
@@ -280,11 +393,11 @@ class Tables:
             raise BadRequest(str(exc)) from None
         if external:
             config = config.with_changes(external=tuple(p for p in SUB_PROTOCOLS if p in external))
-        if not players or any(not isinstance(p, str) or not p.strip() or len(p) > 64 for p in players):
-            raise BadRequest("players: one non-empty name (at most 64 characters) per seat")
-        if scale < 0:
-            raise BadRequest("clock_scale must be positive")
-        seed = seed or secrets.randbits(63)
+        if not players:
+            raise BadRequest("players: one name per seat")
+        players = [validate.name(p, "players", MAX_SEAT_NAME) for p in players]
+        validate.int_range(scale, "clock_scale", 0, MAX_CLOCK_SCALE)
+        seed = validate.seed(seed) or secrets.randbits(63)
         try:
             state, events = new_game(config, players, seed)
         except RuleViolation as exc:
@@ -293,9 +406,12 @@ class Tables:
         epoch = wall_ms()
         scale = scale or self.default_scale
         actor = TableActor(self, table_id, state, epoch, scale, snapshot_seq=0)
+        answer, envelopes, outbox, snapshot = actor._prepare(state, 1, events, "")
+        # The table's row and its first events in one transaction: never a table without events.
         async with self.pool.acquire() as conn, conn.transaction():
             await store.create_table(conn, table_id, mode, players, seed, epoch, scale)
-        await actor._commit(1, events, "")
+            await store.append(conn, table_id, 1, events, state.clock, state, snapshot, outbox)
+        actor._committed(state, len(events), envelopes, "", answer, snapshot)
         self.actors[table_id] = actor
         ACTIVE_TABLES.inc()
         actor.start()
@@ -314,32 +430,29 @@ class Tables:
             self._loading.pop(table_id, None)
 
     async def _load(self, table_id: str) -> TableActor:
-        async with self.pool.acquire() as conn:
-            row = await store.table(conn, table_id)
-        if row is None:
-            raise NotFound(f"no table {table_id!r}")
-        state = await self.load_state(table_id, row)
-        actor = TableActor(self, table_id, state, row.clock_epoch_ms, row.clock_scale, row.snapshot_seq)
+        row, state = await self.read(table_id)
+        snapshot_seq = row.snapshot_seq if row.snapshot is not None else 0
+        actor = TableActor(self, table_id, state, row.clock_epoch_ms, row.clock_scale, snapshot_seq)
         self.actors[table_id] = actor
         if not state.finished:
             ACTIVE_TABLES.inc()
         actor.start()
         return actor
 
-    async def load_state(self, table_id: str, row: store.TableRow | None = None) -> TableState:
-        """The table's state from its latest snapshot and the events after it."""
-        async with self.pool.acquire() as conn:
+    async def read(self, table_id: str) -> tuple[store.TableRow, TableState]:
+        """The table's row and its state from its latest snapshot and the events after it, read in
+        one transaction; `Corrupt` if they disagree (a seq gap, events that do not replay)."""
+        async with self.pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
+            row = await store.table(conn, table_id)
             if row is None:
-                row = await store.table(conn, table_id)
-                if row is None:
-                    raise NotFound(f"no table {table_id!r}")
-            events = await store.events_after(conn, table_id, row.snapshot_seq if row.snapshot else 0)
-        if row.snapshot is None:
-            return replay(events)
-        state = codec.state_from_data(row.snapshot)
-        for event in events:
-            evolve(state, event)
-        return state
+                raise NotFound(f"no table {table_id!r}")
+            after = row.snapshot_seq if row.snapshot is not None else 0
+            rows = await store.event_rows_after(conn, table_id, after)
+        return row, rebuild(row, rows)
+
+    async def load_state(self, table_id: str) -> TableState:
+        """The table's state as Postgres holds it."""
+        return (await self.read(table_id))[1]
 
     async def recover(self) -> int:
         """Load every unfinished table and re-arm its timers (after a crash or a restart)."""

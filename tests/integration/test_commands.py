@@ -220,6 +220,23 @@ CREATE_MALFORMED: dict[str, table_pb2.CreateTableRequest] = {
     "a team game of three": table_pb2.CreateTableRequest(mode="team", players=["a", "b", "c"]),
     "an empty name": table_pb2.CreateTableRequest(mode="classic", players=["a", " "]),
     "a negative clock scale": table_pb2.CreateTableRequest(mode="classic", players=["a", "b"], clock_scale=-1),
+    # Values Postgres cannot store, or Python cannot parse, are refused before any row is written.
+    "a seed of 2^63 (bigint)": table_pb2.CreateTableRequest(mode="classic", players=["a", "b"], seed=2**63),
+    "a seed of 2^64-1": table_pb2.CreateTableRequest(mode="classic", players=["a", "b"], seed=2**64 - 1),
+    "a clock scale of 2^31 (integer column)": table_pb2.CreateTableRequest(
+        mode="classic", players=["a", "b"], clock_scale=2**31
+    ),
+    "200k-deep settings": table_pb2.CreateTableRequest(
+        mode="custom", players=["a", "b"], custom_settings_json="[" * 200_000 + "]" * 200_000
+    ),
+    "a NUL in the settings": table_pb2.CreateTableRequest(
+        mode="custom", players=["a", "b"], custom_settings_json='{"starting_cash\\u0000": 1}'
+    ),
+    "a NUL in a name": table_pb2.CreateTableRequest(mode="classic", players=["a\x00", "b"]),
+    "a newline in a name": table_pb2.CreateTableRequest(mode="classic", players=["a\nINFO forged", "b"]),
+    "an ANSI escape in a name": table_pb2.CreateTableRequest(mode="classic", players=["\x1b[31ma", "b"]),
+    "a bidi override in a name": table_pb2.CreateTableRequest(mode="classic", players=["a\u202eb", "b"]),
+    "a zero-width-only name": table_pb2.CreateTableRequest(mode="classic", players=["\u200b\u200d", "b"]),
 }
 
 
@@ -227,10 +244,14 @@ CREATE_MALFORMED: dict[str, table_pb2.CreateTableRequest] = {
 async def test_a_malformed_create_table_is_invalid(
     stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, case: str
 ) -> None:
+    async with pool.acquire() as conn:
+        before = await conn.fetchval("SELECT count(*) FROM tables WHERE seq = 0 OR seed >= 2 ^ 63")
     try:
         reply = await stub.CreateTable(CREATE_MALFORMED[case], timeout=30)
     except grpc.aio.AioRpcError as exc:
         assert exc.code() == grpc.StatusCode.INVALID_ARGUMENT, exc.details()
+        async with pool.acquire() as conn:  # nothing written: no table without events, no bigint overflow
+            assert await conn.fetchval("SELECT count(*) FROM tables WHERE seq = 0 OR seed >= 2 ^ 63") == before
         return
     # Accepted: such a table cannot be loaded again (see test_restart), so retire it before it takes
     # the session's service down at its next restart, then fail.

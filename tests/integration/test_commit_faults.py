@@ -1,0 +1,262 @@
+"""A table's commits when the connection to Postgres fails around them (real Postgres, faults injected
+at the connection): the actor never runs ahead of Postgres, an unknown outcome is read back before
+anything else, seqs stay contiguous and the state in memory equals the replay of the rows."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from bots.heuristic import HeuristicBot
+from engine import RuleViolation, codec, replay
+from servicekit import db
+from servicekit.errors import Corrupt, Unavailable
+from services.table import store
+from services.table import tables as tables_module
+from services.table.tables import TableActor, Tables
+
+pytestmark = pytest.mark.integration
+
+MIGRATIONS = Path(__file__).parents[2] / "services" / "table" / "migrations"
+_ids = itertools.count(1)
+
+
+class FlakyPool:
+    """The service's pool, with Postgres "down" (every acquire refused) while `down` is set."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+        self.down = False
+        self.refused = 0
+
+    def acquire(self) -> Any:
+        if self.down:
+            self.refused += 1
+            raise ConnectionRefusedError(111, "Connection refused")
+        return self.pool.acquire()
+
+    async def release(self, conn: asyncpg.Connection) -> None:
+        await self.pool.release(conn)
+
+
+@pytest.fixture(scope="module")
+async def raw_pool(server_urls: tuple[str, str]) -> AsyncIterator[asyncpg.Pool]:
+    pool = await db.create_pool(server_urls[1], min_size=1, max_size=4, schema="commit_faults")
+    await db.migrate(pool, "table", MIGRATIONS)
+    try:
+        yield pool
+    finally:
+        await pool.close()
+
+
+@pytest.fixture
+async def tables(raw_pool: asyncpg.Pool) -> AsyncIterator[Tables]:
+    t = Tables(FlakyPool(raw_pool), snapshot_every=40)  # type: ignore[arg-type]
+    try:
+        yield t
+    finally:
+        await t.stop()
+
+
+def flaky(t: Tables) -> FlakyPool:
+    assert isinstance(t.pool, FlakyPool)
+    return t.pool
+
+
+async def new_table(t: Tables, seed: int) -> TableActor:
+    table_id, _, _ = await t.create("classic", ["ann", "bob", "cy"], seed, {}, 1)
+    return t.actors[table_id]
+
+
+async def play(actor: TableActor, bot: HeuristicBot, moves: int) -> None:
+    """`moves` commands chosen by a bot for whoever acts, each with a fresh command id."""
+    for _ in range(moves):
+        state = actor.state
+        if state.finished:
+            return
+        command = bot.choose(state, state.actor)
+        try:
+            await actor.submit(command, f"c{next(_ids)}", None)
+        except RuleViolation:
+            continue
+
+
+async def assert_matches_postgres(t: Tables, actor: TableActor) -> list[int]:
+    """The rows' seqs are 1..n, the table row says n, and memory equals replay(rows)."""
+    async with t.pool.acquire() as conn:
+        rows = await conn.fetch(
+            "SELECT seq, payload FROM table_events WHERE table_id = $1 ORDER BY seq", actor.table_id
+        )
+        row_seq = await conn.fetchval("SELECT seq FROM tables WHERE table_id = $1", actor.table_id)
+    seqs = [r["seq"] for r in rows]
+    assert seqs == list(range(1, len(rows) + 1)), "a gap in table_events"
+    assert row_seq == len(rows) == actor.state.seq
+    replayed = replay([codec.event_from_data(json.loads(r["payload"])) for r in rows])
+    assert codec.state_to_data(replayed) == codec.state_to_data(actor.state)
+    return seqs
+
+
+def fail_append(monkeypatch: pytest.MonkeyPatch, *, commit_first: bool, times: int = 1) -> list[int]:
+    """The next `times` commits lose their connection, after the statement committed or before."""
+    real = store.append
+    failed: list[int] = []
+
+    async def append(conn: asyncpg.Connection, table_id: str, first_seq: int, *args: Any, **kw: Any) -> None:
+        if len(failed) < times:
+            failed.append(first_seq)
+            if commit_first:
+                await real(conn, table_id, first_seq, *args, **kw)
+            raise asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation")
+        await real(conn, table_id, first_seq, *args, **kw)
+
+    monkeypatch.setattr(tables_module.store, "append", append)
+    return failed
+
+
+async def test_a_commit_lost_after_it_committed_is_answered_from_postgres(
+    tables: Tables, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    actor = await new_table(tables, seed=7)
+    bot = HeuristicBot(7)
+    await play(actor, bot, 10)
+    failed = fail_append(monkeypatch, commit_first=True)
+    state = actor.state
+    command = bot.choose(state, state.actor)
+    answer = await actor.submit(command, "lost-after", None)  # answered, not refused: it did commit
+    assert failed == [state.seq + 1]
+    assert not actor.unsure
+    assert actor.state.seq > state.seq
+    # A retry of the same command id is answered as the first time and changes nothing.
+    assert await actor.submit(command, "lost-after", None) == answer
+    await play(actor, bot, 20)
+    await assert_matches_postgres(tables, actor)
+
+
+async def test_a_commit_lost_before_it_committed_changes_nothing_and_can_be_retried(
+    tables: Tables, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    actor = await new_table(tables, seed=8)
+    bot = HeuristicBot(8)
+    await play(actor, bot, 10)
+    fail_append(monkeypatch, commit_first=False)
+    before = codec.state_to_data(actor.state)
+    state = actor.state
+    command = bot.choose(state, state.actor)
+    with pytest.raises(Unavailable):
+        await actor.submit(command, "lost-before", None)
+    assert codec.state_to_data(actor.state) == before  # never ahead of Postgres
+    await assert_matches_postgres(tables, actor)
+    await actor.submit(command, "lost-before", None)  # the retry commits it, once
+    await play(actor, bot, 20)
+    await assert_matches_postgres(tables, actor)
+
+
+async def test_while_postgres_stays_away_the_table_waits_then_resolves_and_plays_on(
+    tables: Tables, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    actor = await new_table(tables, seed=9)
+    bot = HeuristicBot(9)
+    await play(actor, bot, 10)
+    pool = flaky(tables)
+    real = store.append
+
+    async def append_then_go_down(conn: asyncpg.Connection, *args: Any, **kw: Any) -> None:
+        monkeypatch.setattr(tables_module.store, "append", real)
+        await real(conn, *args, **kw)
+        pool.down = True  # Postgres dies as it commits: the answer never arrives
+        raise ConnectionResetError(104, "Connection reset by peer")
+
+    monkeypatch.setattr(tables_module.store, "append", append_then_go_down)
+    state = actor.state
+    pending = asyncio.create_task(actor.submit(bot.choose(state, state.actor), "in-doubt", None))
+    await wait_for(lambda: pool.refused >= 3)  # the actor retries reading the outcome, with backoff
+    assert not pending.done()
+    assert actor.unsure
+    with pytest.raises(Unavailable):  # others are told to come back, not queued behind the outage
+        await actor.submit(bot.choose(state, state.actor), "meanwhile", None)
+    assert actor.state.seq == state.seq  # nothing applied meanwhile
+    pool.down = False
+    answer = await asyncio.wait_for(pending, 30)
+    assert answer  # it had committed: answered as Postgres says
+    assert actor.state.seq > state.seq
+    await play(actor, bot, 20)
+    await assert_matches_postgres(tables, actor)
+
+
+async def test_a_refused_connection_answers_unavailable_and_the_timers_fire_after_recovery(
+    tables: Tables,
+) -> None:
+    actor = await new_table(tables, seed=10)
+    bot = HeuristicBot(10)
+    await play(actor, bot, 10)
+    pool = flaky(tables)
+    pool.down = True
+    state = actor.state
+    with pytest.raises(Unavailable):
+        await actor.submit(bot.choose(state, state.actor), "refused", None)
+    assert actor.state is state
+    # The clock is due meanwhile: the table waits for Postgres with backoff (a handful of tries, no spin).
+    actor.queue.put_nowait((None, "", None, None))
+    await asyncio.sleep(1.0)
+    assert pool.refused < 12, pool.refused
+    pool.down = False
+    await wait_for(lambda: not actor.unsure)
+    await actor.submit(bot.choose(actor.state, actor.state.actor), "refused", None)
+    await play(actor, bot, 20)
+    await assert_matches_postgres(tables, actor)
+
+
+async def test_many_faults_in_a_row_leave_no_gap_and_replay_equal(
+    tables: Tables, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    actor = await new_table(tables, seed=11)
+    bot = HeuristicBot(11)
+    for round_ in range(8):
+        fail_append(monkeypatch, commit_first=round_ % 2 == 0)
+        with contextlib.suppress(Unavailable):
+            await play(actor, bot, 3)
+        await play(actor, bot, 5)
+    await assert_matches_postgres(tables, actor)
+
+
+async def test_a_table_with_a_gap_is_refused_as_corrupt_not_run(tables: Tables) -> None:
+    actor = await new_table(tables, seed=12)
+    await play(actor, HeuristicBot(12), 30)
+    table_id = actor.table_id
+    await actor.stop()
+    del tables.actors[table_id]
+    async with tables.pool.acquire() as conn:  # what the old commit path left behind: a missing seq
+        await conn.execute("UPDATE tables SET snapshot = NULL, snapshot_seq = 0 WHERE table_id = $1", table_id)
+        await conn.execute("DELETE FROM table_events WHERE table_id = $1 AND seq = 5", table_id)
+    with pytest.raises(Corrupt, match="missing"):
+        await tables.get(table_id)
+    assert table_id not in tables.actors
+
+
+async def test_a_table_whose_first_events_fail_leaves_no_row(tables: Tables, monkeypatch: pytest.MonkeyPatch) -> None:
+    async def refuse(*args: Any, **kw: Any) -> None:
+        raise asyncpg.CheckViolationError("refused")
+
+    monkeypatch.setattr(tables_module.store, "append", refuse)
+    async with tables.pool.acquire() as conn:
+        before = await conn.fetchval("SELECT count(*) FROM tables")
+    with pytest.raises(asyncpg.CheckViolationError):
+        await tables.create("classic", ["ann", "bob"], 5, {}, 1)
+    async with tables.pool.acquire() as conn:
+        assert await conn.fetchval("SELECT count(*) FROM tables") == before
+
+
+async def wait_for(predicate: Callable[[], bool], timeout: float = 30.0) -> None:
+    async def poll() -> None:
+        while not predicate():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
