@@ -25,6 +25,7 @@ import uuid
 from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import grpc
 
@@ -66,6 +67,18 @@ POLL_S = 0.05
 CATCH_UP_S = 0.002
 #: How long a bot waits before trying a service that did not answer (UNAVAILABLE: restarting).
 RETRY_S = 0.25
+#: Codes after which a call is tried again (after the server's `retry-after-ms`, else RETRY_S): the
+#: service or its database was away, or the call ran past its deadline (the service stalled).
+RETRIED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED})
+
+
+def retry_after(exc: grpc.aio.AioRpcError) -> float:
+    """Seconds to wait before retrying: the server's `retry-after-ms` hint, else RETRY_S (capped at 5 s)."""
+    for key, value in exc.trailing_metadata() or ():
+        if key == "retry-after-ms":
+            with contextlib.suppress(ValueError):
+                return min(5.0, max(0.0, int(value) / 1000))
+    return RETRY_S
 
 
 def bot_service_token() -> str:
@@ -181,22 +194,42 @@ class BotTable:
         self._stopped = False
         self._bots = {s: make_bot(self.bots, draw(self.seed or 1, 1000 + s)) for s in self.tokens}
         self._acting: asyncio.Task[None] | None = None
-        stream = self.stub.WatchTable(
-            table_pb2.WatchTableRequest(table_id=self.table_id, seat_token=self.service_token)
-        )
+        stream: Any = None
+        watches = 0
         try:
-            async for item in stream:
-                if item.HasField("snapshot"):
-                    self.state = codec.state_from_data(json.loads(item.snapshot.state_json))
-                elif item.HasField("batch"):
-                    self._apply(item.batch.events)
-                else:
-                    self._apply([item.event])
-                if self.state is not None and self.state.finished:
-                    break
-                self._maybe_act()
+            while self.state is None or not self.state.finished:
+                if watches:
+                    await asyncio.sleep(POLL_S)  # a stream that ended early is opened again, not in a spin
+                watches += 1
+                # From the replica's seq on: a stream the service dropped (restart, outage) resumes there.
+                stream = self.stub.WatchTable(
+                    table_pb2.WatchTableRequest(
+                        table_id=self.table_id,
+                        seat_token=self.service_token,
+                        from_seq=self.state.seq if self.state is not None else 0,
+                    )
+                )
+                try:
+                    async for item in stream:
+                        if item.HasField("snapshot"):
+                            self.state = codec.state_from_data(json.loads(item.snapshot.state_json))
+                        elif item.HasField("batch"):
+                            self._apply(item.batch.events)
+                        else:
+                            self._apply([item.event])
+                        if self.state is not None and self.state.finished:
+                            break
+                        self._maybe_act()
+                except grpc.aio.AioRpcError as exc:
+                    if exc.code() not in RETRIED:
+                        raise
+                    self.unavailable += 1
+                    await asyncio.sleep(retry_after(exc))
+                    await self._resync()
+                    self._maybe_act()
         finally:
-            stream.cancel()
+            if stream is not None:
+                stream.cancel()
             if self._acting is not None:
                 self._acting.cancel()
                 with contextlib.suppress(BaseException):
@@ -342,10 +375,26 @@ class BotTable:
         except grpc.aio.AioRpcError as exc:
             if exc.code() in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
                 self.refused += 1  # the table moved on (a timer fired) before the command arrived
+                if exc.code() == grpc.StatusCode.ABORTED and self.state is not None and self.state.seq == seq:
+                    await self._resync()  # the replica is not where the table is: read it, decide again
+            elif exc.code() in RETRIED:
+                self.unavailable += 1  # Postgres or the service away: wait as told, re-read, decide again
+                await asyncio.sleep(retry_after(exc))
+                await self._resync()
             else:
                 raise
         finally:
             asyncio.get_running_loop().call_soon(self._maybe_act)
+
+    async def _resync(self) -> None:
+        """Take the table's state from GetTable when the replica is not at the same seq (best effort:
+        the watch stream brings it up to date otherwise)."""
+        try:
+            view = await self.stub.GetTable(table_pb2.GetTableRequest(table_id=self.table_id), timeout=10)
+        except grpc.aio.AioRpcError:
+            return
+        if self.state is None or view.seq != self.state.seq:
+            self.state = codec.state_from_data(json.loads(view.state_json))
 
     # -- sub-protocols run by services ---------------------------------------------
 
