@@ -41,6 +41,8 @@ from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from prometheus_client import Counter
 
+from .errors import unreachable
+
 log = logging.getLogger(__name__)
 
 #: Deliveries of one message before JetStream gives up on it (an advisory is published then).
@@ -55,6 +57,9 @@ FETCH_TIMEOUT_S = 2.0
 #: A consumer nobody waits on (expiring proposals, recording rounds) gathers longer (`gather_s`).
 GATHER_S = 0.005
 LAZY_GATHER_S = 0.05
+#: Backoff of a message whose handler found Postgres or NATS away (doubling up to the maximum).
+OUTAGE_FIRST_DELAY_S = 0.2
+OUTAGE_MAX_DELAY_S = 5.0
 
 CONSUMED = Counter(
     "consumer_messages_total", "Messages consumed, by durable consumer and outcome", ["consumer", "outcome"]
@@ -140,7 +145,7 @@ class Consumers:
     async def _handle(self, c: _Consumer, messages: list[Msg]) -> None:
         for i, msg in enumerate(messages):
             try:
-                await c.handler(msg.data)
+                await self._until_reachable(c, msg)
             except Exception:
                 delivered = msg.metadata.num_delivered
                 log.exception(
@@ -153,6 +158,25 @@ class Consumers:
                 return
             await msg.ack()
             CONSUMED.labels(c.durable, "acked").inc()
+
+    async def _until_reachable(self, c: _Consumer, msg: Msg) -> None:
+        """Handle a message; while Postgres or NATS is out of reach, keep it (telling JetStream it is
+        in progress) and try again with backoff rather than spend its deliveries: an outage longer than
+        MAX_DELIVER redeliveries must not drop it. Other errors raise (NACKed, redelivered)."""
+        delay = OUTAGE_FIRST_DELAY_S
+        while True:
+            try:
+                await c.handler(msg.data)
+                return
+            except Exception as exc:
+                if not unreachable(exc) or self._stopping:
+                    raise
+                log.warning("%s: a backing server is out of reach (%s); retrying in %.1f s", c.durable, exc, delay)
+            CONSUMED.labels(c.durable, "waiting").inc()
+            with contextlib.suppress(Exception):  # NATS away too: the message is redelivered after ack_wait
+                await msg.in_progress()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, OUTAGE_MAX_DELAY_S)
 
 
 def durable_consumer(

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 from pathlib import Path
 
 import asyncpg
+
+from .errors import unreachable
 
 log = logging.getLogger(__name__)
 
@@ -26,9 +29,28 @@ async def _keep_session(conn: asyncpg.Connection) -> None:
     (asyncpg's default costs a round trip per release)."""
 
 
-async def create_pool(url: str, min_size: int = 2, max_size: int = 8, schema: str | None = None) -> asyncpg.Pool:
+async def create_pool(
+    url: str, min_size: int = 2, max_size: int = 8, schema: str | None = None, wait_s: float = 60.0
+) -> asyncpg.Pool:
     """A pool; with `schema`, every connection works in that schema (created if missing), so services
-    can share one database without sharing tables (each has its own `outbox`, `schema_migrations`, ...)."""
+    can share one database without sharing tables (each has its own `outbox`, `schema_migrations`, ...).
+
+    A service started while Postgres is away (restarting, failing over) waits for it up to `wait_s`,
+    retrying with backoff, rather than exit."""
+    delay = 0.1
+    deadline = asyncio.get_running_loop().time() + wait_s
+    while True:
+        try:
+            return await _create_pool(url, min_size, max_size, schema)
+        except Exception as exc:
+            if not unreachable(exc) or asyncio.get_running_loop().time() + delay > deadline:
+                raise
+            log.warning("Postgres out of reach (%s: %s); retrying in %.1f s", type(exc).__name__, exc, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 2.0)
+
+
+async def _create_pool(url: str, min_size: int, max_size: int, schema: str | None) -> asyncpg.Pool:
     settings = None
     if schema is not None:
         if not schema.isidentifier():

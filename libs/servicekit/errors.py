@@ -33,10 +33,11 @@ RETRY_AFTER_MS = 1000
 
 
 def unreachable(exc: BaseException) -> bool:
-    """True when `exc` says Postgres or NATS could not be reached (retry later), not that the request was bad."""
+    """True when `exc` says Postgres or NATS (or a service that needs them: `Unavailable`) could not be
+    reached, so the same request may succeed later; False when the request itself was at fault."""
     if isinstance(exc, asyncpg.QueryCanceledError):  # a statement timeout or a cancelled call: no outage
         return False
-    return isinstance(exc, PG_CONNECTION_ERRORS + NATS_CONNECTION_ERRORS)
+    return isinstance(exc, (Unavailable, *PG_CONNECTION_ERRORS, *NATS_CONNECTION_ERRORS))
 
 
 class BadRequest(ValueError):

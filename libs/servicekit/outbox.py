@@ -18,7 +18,13 @@ import asyncpg
 from nats.js import JetStreamContext
 from prometheus_client import Counter, Gauge
 
+from .errors import unreachable
+
 log = logging.getLogger(__name__)
+
+#: Backoff of the relay while NATS or Postgres is away (doubling up to the maximum).
+RETRY_FIRST_S = 0.25
+RETRY_MAX_S = 2.0
 
 PUBLISHED = Counter("outbox_published_messages_total", "Outbox messages acked by JetStream", ["service"])
 DUPLICATES = Counter("outbox_duplicate_messages_total", "Outbox messages JetStream already had", ["service"])
@@ -40,13 +46,19 @@ class Relay:
         self._wake.set()
 
     async def run(self) -> None:
+        delay = RETRY_FIRST_S
         while not self._stopped:
             try:
                 sent = await self.publish_once()
-            except Exception:  # NATS or Postgres away for a moment: retry, never drop
-                log.exception("outbox relay failed; retrying")
-                await asyncio.sleep(0.5)
+            except Exception as exc:  # NATS or Postgres away: retry with backoff, never drop
+                if unreachable(exc):
+                    log.warning("outbox relay: %s: %s; retrying in %.1f s", type(exc).__name__, exc, delay)
+                else:
+                    log.exception("outbox relay failed; retrying in %.1f s", delay)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, RETRY_MAX_S)
                 continue
+            delay = RETRY_FIRST_S
             if sent < self.batch:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):

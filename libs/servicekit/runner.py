@@ -29,7 +29,7 @@ import asyncpg
 import grpc
 from nats.js import JetStreamContext
 
-from . import bus, db, grpcserver, lifecycle, metrics
+from . import bus, db, grpcserver, health, lifecycle, metrics
 from .consumers import Consumers
 from .grpcserver import Registration
 from .outbox import Relay
@@ -115,10 +115,12 @@ async def serve(spec: ServiceSpec[AppT], ready: asyncio.Event | None = None, sto
             consumers = spec.consumers(app)
             await consumers.start(js)
             stack.push_async_callback(consumers.stop)
-        server, port, _ = await grpcserver.start_server(
+        server, port, health_servicer = await grpcserver.start_server(
             s.host, s.grpc_port, spec.grpc(app), spec.grpc_names, token_secret=s.token_secret
         )
         stack.push_async_callback(server.stop, 2)
+        watch = health.start(health_servicer, spec.grpc_names, pool, nc)  # NOT_SERVING while either is away
+        stack.callback(watch.cancel)
         metrics.serve_metrics(s.metrics_port, s.host)
         suffix = f" ({note})" if note else ""
         log.info("%s service on %s:%s%s", spec.name, s.host, port, suffix)

@@ -34,7 +34,7 @@ import asyncpg
 import grpc
 from prometheus_client import Counter, Gauge
 
-from engine import RuleViolation
+from engine import RuleViolation, codec
 from engine.config import HOST_SETTINGS, preset, rule_card
 from monopoly.v1 import matchmaking_pb2 as pb
 from monopoly.v1 import table_pb2, table_pb2_grpc
@@ -49,6 +49,9 @@ log = logging.getLogger("matchmaking")
 FORMED = Counter("matchmaking_matches_formed_total", "Tables formed, by mode and kind", ["mode", "kind"])
 WAITING = Gauge("matchmaking_waiting_tickets", "Tickets waiting, by mode", ["mode"])
 ERRORS = Counter("matchmaking_matcher_errors_total", "Matcher passes that failed")
+RECONCILED = Counter("matchmaking_matches_reconciled_total", "Live matches finished because their table had ended")
+#: How often live matches are checked against their tables (and once at start).
+RECONCILE_S = 30.0
 
 #: Player tokens live this long (a player re-registers, or the client keeps its token, after that).
 PLAYER_TOKEN_TTL_S = 30 * 24 * 3600
@@ -273,8 +276,16 @@ class Matchmaker:
     # The matcher
 
     async def run(self) -> None:
-        """Every tick, form what can be formed; until `stop`."""
+        """Every tick, form what can be formed; reconcile live matches at start and every
+        RECONCILE_S; until `stop`."""
+        next_reconcile = 0.0
         while not self._stopped.is_set():
+            if asyncio.get_running_loop().time() >= next_reconcile:
+                try:
+                    await self.reconcile()
+                    next_reconcile = asyncio.get_running_loop().time() + RECONCILE_S
+                except Exception:  # Postgres or the table service away: the next tick tries again
+                    log.exception("reconciling live matches failed")
             try:
                 formed = await self.match_once()
             except Exception:  # Postgres or the table service away for a moment: the next pass retries
@@ -343,6 +354,33 @@ class Matchmaker:
             event_id=f"{table_id}:formed", type="formed", match=view, wall_unix_ms=int(time.time() * 1000)
         )
         await store.add_outbox(conn, bus.match_subject(table_id), event.event_id, event.SerializeToString())
+
+    async def reconcile(self) -> int:
+        """Finish the live matches whose table has ended (its GameEnded never reached this service) or
+        that the table service does not know (created, never started): a player is never left in a
+        live match that will not end. Returns how many were finished."""
+        async with self.pool.acquire() as conn:
+            live = await store.live_matches(conn, limit=10_000)
+        finished = 0
+        for m in live:
+            table_id = m["table_id"]
+            try:
+                view = await self.table.GetTable(table_pb2.GetTableRequest(table_id=table_id), timeout=10)
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                    raise Unavailable(f"the table service did not answer ({exc.code().name})") from None
+                if exc.code() != grpc.StatusCode.NOT_FOUND:  # a table it cannot run (DATA_LOSS): left to operators
+                    log.error("match %s: the table service answers %s", table_id, exc.code().name)
+                    continue
+                log.warning("match %s: the table service has no such table; the match is closed", table_id)
+                finished += await self.finish(table_id, -1, [])
+                continue
+            if view.finished:
+                state = codec.state_from_data(json.loads(view.state_json))
+                log.warning("match %s: its table ended unseen; finished by reconciliation", table_id)
+                finished += await self.finish(table_id, view.winner, [p.place for p in state.players])
+        RECONCILED.inc(finished)
+        return finished
 
     async def finish(self, table_id: str, winner: int, places: list[int]) -> bool:
         """The table's GameEnded: the match is over, its players free (idempotent)."""

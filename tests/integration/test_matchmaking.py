@@ -22,7 +22,7 @@ from nats.js.errors import NotFoundError
 
 from client.matchmaking import MatchmakingClient, Player, SeatTicket
 from client.platform import Platform
-from engine import Roll
+from engine import Roll, Surrender
 from engine.events import GameEnded
 from monopoly.v1 import common_pb2, matchmaking_pb2, table_pb2, table_pb2_grpc
 from servicekit import auth, db, signals
@@ -31,7 +31,7 @@ from servicekit.wire import command_to_proto, envelope
 from services.matchmaking.matcher import Matchmaker
 from services.matchmaking.queues import Rules
 
-from .helpers import rule_id
+from .helpers import join_seats, rule_id, table_state
 
 pytestmark = pytest.mark.integration
 
@@ -363,3 +363,45 @@ async def test_matchers_racing_never_double_book(
     assert sorted(r["player_id"] for r in rows) == sorted(p.player_id for p in matched)
     assert {r["n"] for r in rows} == {1}
     assert all(4 <= sum(s.table_id == x.table_id for s in seats) <= 5 for x in seats)
+
+
+async def test_reconciliation_finishes_live_matches_whose_table_ended_unseen_or_never_existed(
+    mm_platform: Platform, server_urls: tuple[str, str], table: table_pb2_grpc.TableServiceStub
+) -> None:
+    """R4: a match whose GameEnded never reached matchmaking (lost in an outage) or whose table the
+    table service does not know is finished by reconciliation, its players free again."""
+    reply = await table.CreateTable(table_pb2.CreateTableRequest(mode="classic", players=["ann", "bob"], seed=9))
+    ended = reply.table_id
+    tokens = await join_seats(table, ended, 2)
+    actor = (await table_state(table, ended)).actor
+    await table.SubmitCommand(
+        table_pb2.SubmitCommandRequest(
+            table_id=ended, seat_token=tokens[actor], command=command_to_proto(Surrender(actor))
+        ),
+        timeout=30,
+    )
+    assert (await table_state(table, ended)).finished
+    unknown = "gone-" + uuid.uuid4().hex[:8]
+    pool = await db.create_pool(server_urls[1], max_size=2, schema="matchmaking")
+    channel = grpc.aio.insecure_channel(mm_platform.table_target)
+    try:
+        async with pool.acquire() as conn:
+            for table_id in (ended, unknown):  # recorded live, as a formed match is
+                await conn.execute(
+                    "INSERT INTO matches (table_id, mode, kind, rated, rule_card) "
+                    "VALUES ($1, 'classic', 'queue', false, '')",
+                    table_id,
+                )
+        matcher = Matchmaker(pool, table_pb2_grpc.TableServiceStub(channel), DEV_TOKEN_SECRET, Rules())
+        await matcher.reconcile()
+        async with pool.acquire() as conn:
+            rows = {
+                r["table_id"]: (r["status"], r["winner"])
+                for r in await conn.fetch(
+                    "SELECT table_id, status, winner FROM matches WHERE table_id = ANY($1::text[])", [ended, unknown]
+                )
+            }
+        assert rows == {ended: ("finished", 1 - actor), unknown: ("finished", -1)}
+    finally:
+        await channel.close()
+        await pool.close()
