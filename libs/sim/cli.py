@@ -120,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     casino = sub.add_parser("casino", help="casino service tools: `casino verify BET_ID` (reads DATABASE_URL)")
     casino.add_argument("args", nargs=argparse.REMAINDER)
+
+    verify = sub.add_parser(
+        "verify", help="scan tables for seq gaps, replay mismatches and ledger imbalance (reads DATABASE_URL)"
+    )
+    verify.add_argument("args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -128,6 +133,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "casino":
             return _casino(args.args)
+        if args.command == "verify":
+            return _verify(args.args)
         if args.command in ("run", "demo"):
             return _platform(args)
         if args.command == "play":
@@ -158,13 +165,24 @@ def _platform(args: argparse.Namespace) -> int:
     return asyncio.run(run(args.data_dir, args.tables, args.clock_scale, args.duration, mode))
 
 
-def _casino(args: list[str]) -> int:
+def _services_on_path() -> None:
     root = str(Path(__file__).resolve().parents[2])  # the services live beside libs/
     if root not in sys.path:
         sys.path.insert(0, root)
+
+
+def _casino(args: list[str]) -> int:
+    _services_on_path()
     from services.casino.verify import main as casino_main
 
     return int(casino_main(args))
+
+
+def _verify(args: list[str]) -> int:
+    _services_on_path()
+    from services.table.verify import main as verify_main
+
+    return int(verify_main(args))
 
 
 def _simulate(args: argparse.Namespace) -> int:

@@ -6,11 +6,13 @@ Run: `python -m services.table.main` with NATS_URL and DATABASE_URL set
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from pathlib import Path
 
 from servicekit.runner import Runtime, ServiceSpec, run_service
 
+from . import verify
 from .api import SERVICE_NAME, TableService, register
 from .handlers import build_consumers
 from .settings import TableSettings
@@ -25,8 +27,18 @@ def spec(settings: TableSettings) -> ServiceSpec[Tables]:
         tables.relay_wake = rt.wake_relay
         return tables
 
+    background: list[asyncio.Task[None]] = []
+
     async def start(tables: Tables) -> str:
-        return f"{await tables.recover()} tables resumed"
+        resumed = await tables.recover()
+        # Gaps, replay mismatches and ledger imbalance are logged and counted before a player meets them.
+        background.append(asyncio.create_task(verify.periodically(tables.pool), name="verify"))
+        return f"{resumed} tables resumed"
+
+    async def stop(tables: Tables) -> None:
+        for task in background:
+            task.cancel()
+        await tables.stop()
 
     return ServiceSpec(
         settings=settings.base,
@@ -37,7 +49,7 @@ def spec(settings: TableSettings) -> ServiceSpec[Tables]:
         consumers=build_consumers,
         grpc=lambda tables: register(TableService(tables)),
         grpc_names=[SERVICE_NAME],
-        stop=Tables.stop,
+        stop=stop,
     )
 
 
