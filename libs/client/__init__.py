@@ -165,6 +165,8 @@ class BotTable:
     #: Commands go on one `Play` stream per table (far cheaper per command than unary calls);
     #: False: one `SubmitCommand` call each.
     stream_commands: bool = True
+    #: How long a command may wait for its answer before it is given up (and the table re-read).
+    deadline_s: float = 30.0
     _play: grpc.aio.StreamStreamCall | None = field(default=None, repr=False)  # the open Play call
     #: A service token (`auth.service_token`): JoinTable and WatchTable take it.
     service_token: str = field(default_factory=bot_service_token)
@@ -335,13 +337,13 @@ class BotTable:
         is off. A refusal raises the `AioRpcError` the unary call would have (code, details, the
         rule ID in the trailing metadata), so callers handle both alike."""
         if not self.stream_commands:
-            answer: table_pb2.SubmitCommandResponse = await self.stub.SubmitCommand(request, timeout=30)
+            answer: table_pb2.SubmitCommandResponse = await self.stub.SubmitCommand(request, timeout=self.deadline_s)
             return answer
         if self._play is None:
             self._play = self.stub.Play()
         try:
             await self._play.write(request)
-            reply: table_pb2.PlayResponse = await asyncio.wait_for(self._play.read(), 30)
+            reply: table_pb2.PlayResponse = await asyncio.wait_for(self._play.read(), self.deadline_s)
         except BaseException:
             self._play.cancel()  # a stream in an unknown state: the next command opens a new one
             self._play = None
@@ -383,6 +385,9 @@ class BotTable:
                 await self._resync()
             else:
                 raise
+        except (TimeoutError, ConnectionError):  # no answer in time (the service stalled) or the stream ended
+            self.unavailable += 1
+            await self._resync()
         finally:
             asyncio.get_running_loop().call_soon(self._maybe_act)
 
@@ -390,7 +395,7 @@ class BotTable:
         """Take the table's state from GetTable when the replica is not at the same seq (best effort:
         the watch stream brings it up to date otherwise)."""
         try:
-            view = await self.stub.GetTable(table_pb2.GetTableRequest(table_id=self.table_id), timeout=10)
+            view = await self.stub.GetTable(table_pb2.GetTableRequest(table_id=self.table_id), timeout=self.deadline_s)
         except grpc.aio.AioRpcError:
             return
         if self.state is None or view.seq != self.state.seq:

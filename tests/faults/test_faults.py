@@ -1,0 +1,333 @@
+"""The platform survives its backing servers: bot tables through matchmaking, every service an external
+process, on NATS and Postgres this suite owns and breaks.
+
+Each fault runs on fresh tables formed by matchmaking, injected once every table has committed
+commands: (a) SIGKILL of Postgres and a restart on the same data dir, (b) Postgres stopped for 10 s,
+(c) SIGKILL of NATS and a restart, (d) the table service frozen (SIGSTOP) past the clients'
+deadlines, then SIGCONT, (e) the table service killed while Postgres is down, started again before
+Postgres is back. After each: every game ends; `table_events` has no seq gap; Postgres rows,
+JetStream messages and the engine's replay agree per table; the money ledger balances; each
+auction, bet and trade was applied once; every game was rated exactly once; nobody is left queued
+or in a live match. The longest pause players saw (no command committed at any table) is printed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncpg
+import grpc
+import nats
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from rich.console import Console
+
+from client import BotTable, SubProtocolStubs, connect
+from client.demo import ledger, queue_players
+from client.matchmaking import MatchmakingClient, SeatTicket
+from client.platform import Platform
+from client.verify import check_table
+from monopoly.v1 import rating_pb2_grpc, table_pb2_grpc
+from servicekit.bus import ensure_stream
+
+from .servers import Nats, Postgres
+
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("faults")]
+
+TABLES = 2  # per fault
+SEATS = 4
+CLOCK_SCALE = 60  # a game in seconds of real time; a 10 s outage is 10 game minutes of due timers
+#: Clients give a command this long (the table service's freeze outlasts it).
+DEADLINE_S = 3.0
+FREEZE_S = 6.0
+OUTAGE_S = 10.0
+GAME_TIMEOUT_S = 240.0
+ENV = {"MATCHMAKING_SMALL_TABLE_WAIT_S": "8.0", "RATING_MIN_REAL_MINUTES": "0.001"}
+REPORT: list[str] = []
+
+
+@dataclass
+class Rig:
+    postgres: Postgres
+    nats_server: Nats
+    platform: Platform
+    pool: asyncpg.Pool
+    js: nats.js.JetStreamContext
+    nc: nats.aio.client.Client
+    stub: table_pb2_grpc.TableServiceStub
+    services: SubProtocolStubs
+    mm: MatchmakingClient
+    rating: rating_pb2_grpc.RatingServiceStub
+    closers: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+async def rig() -> AsyncIterator[Rig]:
+    data = Path(tempfile.mkdtemp(prefix="monopoly-faults-"))
+    postgres, nats_server = Postgres(data), Nats(data)
+    db_url = await postgres.start()
+    nats_url = nats_server.start()
+    platform = Platform(nats_url, db_url, data, clock_scale=CLOCK_SCALE, extra_env=ENV)
+    try:
+        await platform.start()
+        # The suite's own connections must ride out the faults as well: small pool, reconnecting NATS.
+        pool = await asyncpg.create_pool(db_url, min_size=0, max_size=2)
+        nc = await nats.connect(nats_url, max_reconnect_attempts=-1, reconnect_time_wait=0.5)
+        js = nc.jetstream()
+        await ensure_stream(js)
+        channel, stub = connect(platform.table_target)
+        services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
+        rating_channel = grpc.aio.insecure_channel(platform.target("rating"))
+        mm = MatchmakingClient(platform.target("matchmaking"))
+        r = Rig(
+            postgres, nats_server, platform, pool, js, nc, stub, services, mm,
+            rating_pb2_grpc.RatingServiceStub(rating_channel),
+        )  # fmt: skip
+        r.closers = [mm.close, services.close, rating_channel.close, channel.close, nc.close, pool.close]
+        yield r
+        for close in r.closers:
+            with contextlib.suppress(Exception):
+                await close()
+    finally:
+        await platform.stop()
+        nats_server.close()
+        await postgres.close()
+        print("\n" + "\n".join(REPORT))
+
+
+class Progress:
+    """When the tables last made progress: the longest stretch without a committed command anywhere."""
+
+    def __init__(self, games: list[BotTable]) -> None:
+        self.games = games
+        self.longest = 0.0
+        self._task = asyncio.create_task(self._watch())
+
+    def _total(self) -> int:
+        return sum(g.commands for g in self.games)
+
+    async def _watch(self) -> None:
+        last, since = self._total(), time.monotonic()
+        while True:
+            await asyncio.sleep(0.05)
+            now, total = time.monotonic(), self._total()
+            if total != last or all(g.state is not None and g.state.finished for g in self.games):
+                self.longest = max(self.longest, now - since)
+                last, since = total, now
+
+    def stop(self) -> float:
+        self._task.cancel()
+        return self.longest
+
+
+async def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.05)
+
+
+async def eventually(check: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        with contextlib.suppress(OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+            if await check():
+                return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await asyncio.sleep(0.2)
+
+
+async def play_through(rig: Rig, name: str, fault: Callable[[], Awaitable[int]]) -> None:
+    """Form tables, start playing, inject `fault` (it returns how many processes it killed) once every
+    table has committed commands, let every game end, then check every record."""
+    tickets = await queue_players(rig.mm, TABLES, SEATS, "classic", Console(stderr=True, quiet=True))
+    games = [
+        BotTable(
+            rig.stub,
+            players=SEATS,
+            seed=i + 1,
+            clock_scale=CLOCK_SCALE,
+            services=rig.services,
+            table_id=table_id,
+            tokens={t.seat: t.seat_token for t in seated},
+            deadline_s=DEADLINE_S,
+        )
+        for i, (table_id, seated) in enumerate(tickets.items())
+    ]
+    tasks = [asyncio.create_task(g.play()) for g in games]
+    try:
+        await wait_until(lambda: all(g.commands >= 20 for g in games), 120, "every table to play")
+        progress = Progress(games)
+        kills = await fault()
+        done, pending = await asyncio.wait(tasks, timeout=GAME_TIMEOUT_S)
+        pause = progress.stop()
+        for task in done:
+            task.result()  # a client that gave up raises here
+        assert not pending, f"{len(pending)} of {len(games)} games did not end after {name}"
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    events = await check_records(rig, games, tickets)
+    REPORT.append(
+        f"fault {name}: longest pause {pause:.1f} s; {len(games)} tables, {events} events, "
+        f"{kills} processes killed; {sum(g.unavailable for g in games)} retries by clients"
+    )
+
+
+async def check_records(rig: Rig, games: list[BotTable], tickets: dict[str, list[SeatTicket]]) -> int:
+    events = 0
+    for g in games:
+        assert g.state is not None and g.state.finished, g.table_id
+        agreement = await check_table(rig.pool, rig.js, rig.stub, g.table_id)
+        assert agreement.contiguous, f"{g.table_id}: seq gap (rows vs stream) {agreement}"
+        assert agreement.ok, f"{g.table_id}: records disagree {agreement}"
+        events += agreement.rows
+        book = await ledger(g, rig.services)
+        assert book.balanced, f"{g.table_id}: money ledger off"
+        await applied_once(rig, g.table_id)
+    players = [t.player.player_id for seated in tickets.values() for t in seated]
+    table_ids = list(tickets)
+
+    async def rated_once() -> bool:
+        async with rig.pool.acquire() as conn:
+            rows = await conn.fetch(
+                "SELECT table_id, rated FROM rating.rated_games WHERE table_id = ANY($1::text[])", table_ids
+            )
+            results = await conn.fetchval(
+                "SELECT count(*) FROM rating.results WHERE table_id = ANY($1::text[])", table_ids
+            )
+        return len(rows) == len(table_ids) and all(r["rated"] for r in rows) and results == SEATS * len(table_ids)
+
+    await eventually(rated_once, 60, "every game rated")
+    async with rig.pool.acquire() as conn:
+        games_per_player = await conn.fetch(
+            "SELECT player, games FROM rating.ratings WHERE player = ANY($1::text[])", players
+        )
+    assert sorted(r["games"] for r in games_per_player) == [1] * len(players), games_per_player
+
+    async def nobody_left() -> bool:
+        async with rig.pool.acquire() as conn:
+            waiting = await conn.fetchval(
+                "SELECT count(*) FROM matchmaking.tickets WHERE status = 'waiting' AND player_id = ANY($1::text[])",
+                players,
+            )
+            live = await conn.fetchval(
+                "SELECT count(*) FROM matchmaking.matches WHERE status = 'live' AND table_id = ANY($1::text[])",
+                table_ids,
+            )
+        return waiting == 0 and live == 0
+
+    await eventually(nobody_left, 60, "no player left queued or in a live match")
+    return events
+
+
+async def applied_once(rig: Rig, table_id: str) -> None:
+    """Each settled auction, bet and executed trade is in the table's events once, as its service says."""
+    async with rig.pool.acquire() as conn:
+        rows = await conn.fetch(
+            "SELECT type, payload FROM table_events WHERE table_id = $1 "
+            "AND type IN ('AuctionSettled', 'BetSettled', 'BetDeclined', 'TradeExecuted')",
+            table_id,
+        )
+        auctions = await conn.fetchval(
+            "SELECT count(*) FROM auction.auctions WHERE table_id = $1 AND status = 'settled'", table_id
+        )
+        trades = await conn.fetchval(
+            "SELECT count(*) FROM trade.trades WHERE table_id = $1 AND status = 'executed'", table_id
+        )
+        bets = await conn.fetchval(
+            "SELECT count(*) FROM casino.bets WHERE table_id = $1 AND status IN ('settled', 'declined')", table_id
+        )
+    kinds = [r["type"] for r in rows]
+    auction_ids = [json.loads(r["payload"])["auction_id"] for r in rows if r["type"] == "AuctionSettled"]
+    trade_ids = [json.loads(r["payload"])["trade_id"] for r in rows if r["type"] == "TradeExecuted"]
+    assert len(auction_ids) == len(set(auction_ids)) == auctions, (table_id, auction_ids, auctions)
+    assert len(trade_ids) == len(set(trade_ids)) == trades, (table_id, trade_ids, trades)
+    assert kinds.count("BetSettled") + kinds.count("BetDeclined") == bets, (table_id, kinds, bets)
+
+
+async def until_health(rig: Rig, status: int, timeout: float) -> None:
+    """Every service's health reports `status` within `timeout`."""
+    deadline = time.monotonic() + timeout
+    for name in rig.platform.processes:
+        async with grpc.aio.insecure_channel(rig.platform.target(name)) as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            while True:
+                with contextlib.suppress(grpc.aio.AioRpcError):
+                    reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=2)
+                    if reply.status == status:
+                        break
+                assert time.monotonic() < deadline, f"{name} health never became {status}"
+                await asyncio.sleep(0.1)
+
+
+async def test_a_postgres_sigkill_and_restart_on_the_same_data_dir(rig: Rig) -> None:
+    async def fault() -> int:
+        rig.postgres.kill()
+        await asyncio.sleep(1.0)
+        await rig.postgres.start()
+        return 1
+
+    await play_through(rig, "(a) Postgres SIGKILL + restart", fault)
+
+
+async def test_b_postgres_stopped_for_10_s(rig: Rig) -> None:
+    async def fault() -> int:
+        await rig.postgres.stop()
+        started = time.monotonic()
+        # Health is honest meanwhile: NOT_SERVING while Postgres is away, SERVING once it is back.
+        await until_health(rig, health_pb2.HealthCheckResponse.NOT_SERVING, OUTAGE_S)
+        await asyncio.sleep(max(0.0, OUTAGE_S - (time.monotonic() - started)))
+        await rig.postgres.start()
+        await until_health(rig, health_pb2.HealthCheckResponse.SERVING, 30)
+        return 0
+
+    await play_through(rig, "(b) Postgres stopped 10 s", fault)
+
+
+async def test_c_nats_sigkill_and_restart(rig: Rig) -> None:
+    async def fault() -> int:
+        rig.nats_server.kill()
+        await asyncio.sleep(1.0)
+        rig.nats_server.start()
+        return 1
+
+    await play_through(rig, "(c) NATS SIGKILL + restart", fault)
+
+
+async def test_d_the_table_service_frozen_past_the_clients_deadlines(rig: Rig) -> None:
+    async def fault() -> int:
+        proc = rig.platform.table.proc
+        assert proc is not None
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            await asyncio.sleep(FREEZE_S)
+        finally:
+            proc.send_signal(signal.SIGCONT)
+        return 0
+
+    await play_through(rig, f"(d) table service SIGSTOP {FREEZE_S:.0f} s", fault)
+
+
+async def test_e_a_service_killed_while_postgres_is_down(rig: Rig) -> None:
+    async def fault() -> int:
+        await rig.postgres.stop()
+        await rig.platform.table.kill()
+        starting = asyncio.create_task(rig.platform.table.start())  # waits for Postgres (servicekit.db)
+        await asyncio.sleep(3.0)
+        await rig.postgres.start()
+        await starting
+        return 1
+
+    await play_through(rig, "(e) table service SIGKILL while Postgres is down", fault)
