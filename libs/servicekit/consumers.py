@@ -59,7 +59,7 @@ GATHER_S = 0.005
 LAZY_GATHER_S = 0.05
 #: Backoff of a message whose handler found Postgres or NATS away (doubling up to the maximum).
 OUTAGE_FIRST_DELAY_S = 0.2
-OUTAGE_MAX_DELAY_S = 5.0
+OUTAGE_MAX_DELAY_S = 2.0
 
 CONSUMED = Counter(
     "consumer_messages_total", "Messages consumed, by durable consumer and outcome", ["consumer", "outcome"]

@@ -47,7 +47,7 @@ async def create_pool(
                 raise
             log.warning("Postgres out of reach (%s: %s); retrying in %.1f s", type(exc).__name__, exc, delay)
             await asyncio.sleep(delay)
-            delay = min(delay * 2, 2.0)
+            delay = min(delay * 2, 1.0)
 
 
 async def _create_pool(url: str, min_size: int, max_size: int, schema: str | None) -> asyncpg.Pool:

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 
 #: Backoff of the relay while NATS or Postgres is away (doubling up to the maximum).
 RETRY_FIRST_S = 0.25
-RETRY_MAX_S = 2.0
+RETRY_MAX_S = 1.0
 
 PUBLISHED = Counter("outbox_published_messages_total", "Outbox messages acked by JetStream", ["service"])
 DUPLICATES = Counter("outbox_duplicate_messages_total", "Outbox messages JetStream already had", ["service"])

@@ -69,7 +69,7 @@ MAX_CLOCK_SCALE = 1_000_000
 MAX_SEAT_NAME = 64
 #: Backoff of a table reading its state back while Postgres is away (doubling up to the maximum).
 RESYNC_FIRST_DELAY_S = 0.05
-RESYNC_MAX_DELAY_S = 2.0
+RESYNC_MAX_DELAY_S = 1.0
 
 
 def wall_ms() -> int:
@@ -256,6 +256,8 @@ class TableActor:
             lost = exc
         finally:
             await self.tables.pool.release(conn)
+        if lost is not None:
+            await self.tables.pool.expire_connections()  # the others are likely dead too: reconnect, not reuse
         if lost is not None:
             log.warning(
                 "table %s: connection lost committing seq %d-%d (%s); reading the outcome back",

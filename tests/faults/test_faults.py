@@ -168,7 +168,9 @@ async def play_through(rig: Rig, name: str, fault: Callable[[], Awaitable[int]])
     try:
         await wait_until(lambda: all(g.commands >= 20 for g in games), 120, "every table to play")
         progress = Progress(games)
+        started = time.monotonic()
         kills = await fault()
+        outage = time.monotonic() - started
         done, pending = await asyncio.wait(tasks, timeout=GAME_TIMEOUT_S)
         pause = progress.stop()
         for task in done:
@@ -180,7 +182,8 @@ async def play_through(rig: Rig, name: str, fault: Callable[[], Awaitable[int]])
         await asyncio.gather(*tasks, return_exceptions=True)
     events = await check_records(rig, games, tickets)
     REPORT.append(
-        f"fault {name}: longest pause {pause:.1f} s; {len(games)} tables, {events} events, "
+        f"fault {name}: injected for {outage:.1f} s, longest pause players saw {pause:.1f} s; "
+        f"{len(games)} tables, {events} events, "
         f"{kills} processes killed; {sum(g.unavailable for g in games)} retries by clients"
     )
 

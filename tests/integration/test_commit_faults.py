@@ -46,6 +46,9 @@ class FlakyPool:
     async def release(self, conn: asyncpg.Connection) -> None:
         await self.pool.release(conn)
 
+    async def expire_connections(self) -> None:
+        await self.pool.expire_connections()
+
 
 @pytest.fixture(scope="module")
 async def raw_pool(server_urls: tuple[str, str]) -> AsyncIterator[asyncpg.Pool]:
