@@ -149,7 +149,11 @@ class TableActor:
             return
         wall_due_ms = self.epoch_ms + due / self.scale
         delay = max(0.0, (wall_due_ms - wall_ms()) / 1000) + 0.002
-        self.timer = asyncio.get_running_loop().call_later(delay, self.queue.put_nowait, (None, "", None, None))
+        self.timer = asyncio.get_running_loop().call_later(delay, self.wake)
+
+    def wake(self) -> None:
+        """Queue a tick of the clock (a deadline came due); nobody waits for its answer."""
+        self.queue.put_nowait((None, "", None, None))
 
     async def _handle(self, command: Command | None, command_id: str, seat: int | None) -> bytes:
         kind = type(command).__name__ if command is not None else "Tick"

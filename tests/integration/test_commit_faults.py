@@ -207,7 +207,7 @@ async def test_a_refused_connection_answers_unavailable_and_the_timers_fire_afte
         await actor.submit(bot.choose(state, state.actor), "refused", None)
     assert actor.state is state
     # The clock is due meanwhile: the table waits for Postgres with backoff (a handful of tries, no spin).
-    actor.queue.put_nowait((None, "", None, None))
+    actor.wake()
     await asyncio.sleep(1.0)
     assert pool.refused < 12, pool.refused
     pool.down = False
