@@ -115,8 +115,9 @@ def report(findings: Sequence[Finding], checked: int) -> None:
 
 
 async def periodically(pool: asyncpg.Pool, interval_s: float = VERIFY_INTERVAL_S) -> None:
-    """The table service's pass: at start every table, then those written since the last pass."""
-    since: float | None = None
+    """The table service's pass: at start the tables written in the last hour, then those written
+    since the last pass (`monopoly verify` checks them all)."""
+    since: float | None = time.time() - 3600
     while True:
         started = time.time()
         try:
