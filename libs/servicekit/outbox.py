@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 #: Backoff of the relay while NATS or Postgres is away (doubling up to the maximum).
 RETRY_FIRST_S = 0.25
 RETRY_MAX_S = 1.0
+#: How long the relay waits for JetStream's acks of a batch before it publishes the batch again (the
+#: repeats JetStream already has are dropped by their Nats-Msg-Id).
+ACK_TIMEOUT_S = 5.0
 
 PUBLISHED = Counter("outbox_published_messages_total", "Outbox messages acked by JetStream", ["service"])
 DUPLICATES = Counter("outbox_duplicate_messages_total", "Outbox messages JetStream already had", ["service"])
@@ -79,7 +82,12 @@ class Relay:
                 await self.js.publish_async(r["subject"], bytes(r["payload"]), headers={"Nats-Msg-Id": r["msg_id"]})
                 for r in rows
             ]
-            acks = await asyncio.gather(*pending)
+            try:  # an ack lost with a connection (NATS restarted) never comes: give up, publish again
+                acks = await asyncio.wait_for(asyncio.gather(*pending), ACK_TIMEOUT_S)
+            except TimeoutError:
+                for future in pending:
+                    future.cancel()  # frees its slot of the client's pending publishes
+                raise
             for ack in acks:
                 (DUPLICATES if ack.duplicate else PUBLISHED).labels(self.service).inc()
             await conn.execute("DELETE FROM outbox WHERE id = ANY($1::bigint[])", [r["id"] for r in rows])
