@@ -34,7 +34,6 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
-import nats.errors
 from faststream.nats import JStream
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
@@ -64,6 +63,11 @@ OUTAGE_MAX_DELAY_S = 2.0
 CONSUMED = Counter(
     "consumer_messages_total", "Messages consumed, by durable consumer and outcome", ["consumer", "outcome"]
 )
+IDLE_FETCHES = Counter(
+    "consumer_idle_fetches_total",
+    "Fetches that found no message within their timeout, by durable consumer",
+    ["consumer"],
+)
 
 Handler = Callable[[bytes], Awaitable[None]]
 
@@ -81,6 +85,7 @@ class _Consumer:
     max_deliver: int
     handler: Handler
     gather_s: float
+    fetch_timeout_s: float = FETCH_TIMEOUT_S
 
 
 @dataclass
@@ -127,8 +132,11 @@ class Consumers:
     async def _run(self, c: _Consumer, sub: JetStreamContext.PullSubscription) -> None:
         while not self._stopping:
             try:
-                messages = await sub.fetch(FETCH_BATCH, timeout=FETCH_TIMEOUT_S)
-            except nats.errors.TimeoutError:
+                messages = await sub.fetch(FETCH_BATCH, timeout=c.fetch_timeout_s)
+            except TimeoutError:
+                # Nothing came: fetch again at once. nats-py raises its own `nats.errors.TimeoutError` (a
+                # subclass) or, since 2.16, the builtin one: catching the builtin takes both.
+                IDLE_FETCHES.labels(c.durable).inc()
                 continue
             except Exception:  # NATS away for a moment: try again, never give up
                 log.exception("%s: fetch failed; retrying", c.durable)
@@ -186,15 +194,17 @@ def durable_consumer(
     durable: str,
     max_deliver: int = MAX_DELIVER,
     gather_s: float = GATHER_S,
+    fetch_timeout_s: float = FETCH_TIMEOUT_S,
 ) -> Callable[[Handler], Handler]:
     """Register `handler(payload)` on `group` as the durable pull consumer `durable` of `subjects`
-    (one subject, or several read as one sequence in stream order)."""
+    (one subject, or several read as one sequence in stream order); a fetch waits `fetch_timeout_s`
+    for a first message before it fetches again."""
     wanted = [subjects] if isinstance(subjects, str) else list(subjects)
     if not wanted:
         raise ValueError(f"{durable}: a consumer needs a subject")
 
     def register(handler: Handler) -> Handler:
-        group.consumers.append(_Consumer(wanted, stream, durable, max_deliver, handler, gather_s))
+        group.consumers.append(_Consumer(wanted, stream, durable, max_deliver, handler, gather_s, fetch_timeout_s))
         return handler
 
     return register

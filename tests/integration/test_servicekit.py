@@ -117,3 +117,51 @@ async def test_a_durable_consumer_handles_in_order_acks_after_success_and_redeli
     assert info.num_ack_pending == 0 and info.num_pending == 0  # every message acked
     assert info.config.max_deliver == 5
     await js.delete_stream(name)
+
+
+async def test_an_idle_consumer_fetches_again_without_an_error_and_handles_what_comes_next(
+    js: JetStreamContext, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A fetch that finds nothing ends in a timeout (nats-py 2.16 raises the builtin `TimeoutError`):
+    that is the normal idle case, not a failure: no ERROR, no back-off, and the next message is handled."""
+    import asyncio
+    import logging
+
+    from faststream.nats import JStream
+    from nats.js.api import RetentionPolicy, StorageType
+    from prometheus_client import REGISTRY
+
+    from servicekit.bus import ensure_stream
+    from servicekit.consumers import Consumers, durable_consumer
+
+    name = f"IDLETEST{secrets.token_hex(3).upper()}"
+    durable = f"{name.lower()}-durable"
+    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
+                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
+    await ensure_stream(js, spec)
+    handled: list[bytes] = []
+    arrived = asyncio.Event()
+    consumers = Consumers()
+
+    @durable_consumer(consumers, f"{name.lower()}.*", spec, durable, fetch_timeout_s=0.2)
+    async def handle(body: bytes) -> None:
+        handled.append(body)
+        arrived.set()
+
+    def idle_fetches() -> float:
+        return REGISTRY.get_sample_value("consumer_idle_fetches_total", {"consumer": durable}) or 0.0
+
+    caplog.set_level(logging.INFO, logger="servicekit.consumers")
+    await consumers.start(js)
+    try:
+        async with asyncio.timeout(60):
+            while idle_fetches() < 3:  # three fetches came back empty, one after the other
+                await asyncio.sleep(0.05)
+        await js.publish(f"{name.lower()}.t", b"after the idle fetches")
+        await asyncio.wait_for(arrived.wait(), 60)
+    finally:
+        await consumers.stop()
+        await js.delete_stream(name)
+    assert handled == [b"after the idle fetches"]
+    problems = [r for r in caplog.records if r.name == "servicekit.consumers" and r.levelno >= logging.WARNING]
+    assert problems == [], [r.getMessage() for r in problems]
