@@ -52,6 +52,7 @@ test-integration: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check libs services tests bench tools
+	$(BIN)/lint-imports
 
 typecheck: $(STAMP)
 	$(BIN)/mypy

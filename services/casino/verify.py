@@ -1,19 +1,14 @@
-"""`monopoly casino verify BET_ID`: recompute a settled bet from its ledger row and say whether it matches.
+"""Recompute a settled bet from its ledger row and say whether it matches (`monopoly casino verify BET_ID`).
 
 The die and the jackpot draw come again from the recorded seed and counter
 (`engine.casino.draw`), the payout from the numbers (`engine.casino.payout`),
 the jackpot and the pool after from the pool before and the bet's addition.
-Exit code 0 if everything matches the ledger, 1 if not (or no such settled bet),
-2 on bad usage. Reads DATABASE_URL (the casino's schema).
+`verify` returns the command's exit code: 0 if everything matches the ledger, 1 if not (or no
+such settled bet).
 """
 
 from __future__ import annotations
 
-import argparse
-import asyncio
-import os
-import sys
-from collections.abc import Sequence
 from typing import Any
 
 import asyncpg
@@ -72,20 +67,3 @@ async def verify(database_url: str, bet_id: str) -> int:
         return 1
     print("match: the recorded draws and amounts recompute exactly")
     return 0
-
-
-def main(args: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="monopoly casino", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="action", required=True)
-    check = sub.add_parser("verify", help="recompute a settled bet from its ledger row")
-    check.add_argument("bet_id")
-    ns = parser.parse_args(list(sys.argv[1:] if args is None else args))
-    database_url = os.environ.get("DATABASE_URL", "")
-    if not database_url:
-        print("monopoly casino: set DATABASE_URL", file=sys.stderr)
-        return 2
-    return asyncio.run(verify(database_url, ns.bet_id))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -10,12 +10,9 @@ corruption is known before a player meets it. Reads only; never repairs.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import logging
-import os
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -147,14 +144,3 @@ async def verify(database_url: str, table_ids: Sequence[str]) -> int:
     counts = ", ".join(f"{sum(1 for f in findings if f.problem == k)} {k}" for k in PROBLEM_KINDS)
     print(f"{len(wanted)} tables checked: {broken} with problems ({counts})")
     return 1 if findings else 0
-
-
-def main(args: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="monopoly verify", description=__doc__.splitlines()[0])
-    parser.add_argument("table_ids", nargs="*", help="the tables to check (default: every table)")
-    parsed = parser.parse_args(args)
-    url = os.environ.get("DATABASE_URL")
-    if not url:
-        print("monopoly verify: set DATABASE_URL (the table service's database)", file=sys.stderr)
-        return 2
-    return asyncio.run(verify(url, parsed.table_ids))

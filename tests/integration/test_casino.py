@@ -164,7 +164,7 @@ async def assert_pools_agree(table: Table, casino: casino_pb2_grpc.CasinoService
 
 def monopoly_cli(*args: str, database_url: str) -> subprocess.CompletedProcess[str]:
     exe = Path(sys.executable).with_name("monopoly")
-    command = [str(exe)] if exe.exists() else [sys.executable, "-m", "sim.cli"]
+    command = [str(exe)] if exe.exists() else [sys.executable, "-m", "monopoly_cli"]
     env = {**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": str(ROOT / "libs")}
     return subprocess.run([*command, *args], capture_output=True, text=True, env=env, timeout=60, check=False)
 

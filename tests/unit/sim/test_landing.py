@@ -32,7 +32,7 @@ from collections import Counter
 import pytest
 
 from engine import BuyProperty, EndTurn, PassBid, Pay, PayJailFine, Phase, Roll, UseJailCard, apply, hasbro, new_game
-from sim.cli import main
+from monopoly_cli.main import main
 from sim.runner import LANDING_KEYS, game_seed, observe_roll
 
 from .landing_chain import LandingChain, expected_counts, occupation

@@ -8,7 +8,7 @@ import pytest
 
 from engine import Event, TableState, check_invariants, classic, replay
 from engine.codec import state_to_data
-from sim.cli import main
+from monopoly_cli.main import main
 from sim.runner import TIMING_KEYS, RunSpec, play_game, simulate
 
 REQUIRED_KEYS = {
