@@ -29,7 +29,7 @@ from typing import Any
 
 import grpc
 
-from bots import make_bot
+from bots import Bot, make_bot
 from engine import (
     AcceptTrade,
     Bid,
@@ -302,14 +302,14 @@ class BotTable:
         else:
             await self._submit(command, command.seat, seq)
 
-    async def _act(self, bot: object, seat: int, seq: int) -> None:
+    async def _act(self, bot: Bot, seat: int, seq: int) -> None:
         assert self.state is not None
         if self.think_s:
             await asyncio.sleep(self.think_s)
             if self.state.seq != seq:
                 asyncio.get_running_loop().call_soon(self._maybe_act)
                 return  # the table moved on while the bot thought: decide again
-        command = bot.choose(self.state, seat)  # type: ignore[attr-defined]
+        command = bot.choose(self.state, seat)
         external = self.state.config.external
         if isinstance(command, (PlaceBet, DeclineBet)) and "casino" in external:
             await self._at_service(self._bet_at_service(command, seq))

@@ -96,7 +96,7 @@ class Casino:
         self.rules = rules or CasinoRules()
         self.relay_wake: Callable[[], None] = lambda: None
         self.timers: dict[str, asyncio.TimerHandle] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Task[bool]] = set()
 
     # -- opened and closed by the table's events ---------------------------------------------
 

@@ -38,27 +38,30 @@ async def waiting_ticket(conn: asyncpg.Connection, player_id: str) -> asyncpg.Re
 
 
 async def live_table_of(conn: asyncpg.Connection, player_id: str) -> str | None:
-    return await conn.fetchval(
+    value: str | None = await conn.fetchval(
         "SELECT m.table_id FROM match_seats s JOIN matches m USING (table_id) "
         "WHERE s.player_id = $1 AND m.status = 'live' ORDER BY m.formed_at DESC LIMIT 1",
         player_id,
     )
+    return value
 
 
 async def open_lobby_of(conn: asyncpg.Connection, player_id: str) -> str | None:
-    return await conn.fetchval(
+    value: str | None = await conn.fetchval(
         "SELECT l.lobby_id FROM lobby_members m JOIN lobbies l USING (lobby_id) "
         "WHERE m.player_id = $1 AND l.status = 'open' LIMIT 1",
         player_id,
     )
+    return value
 
 
 async def party_size_of(conn: asyncpg.Connection, mode: str, party_id: str) -> int | None:
-    return await conn.fetchval(
+    value: int | None = await conn.fetchval(
         "SELECT party_size FROM tickets WHERE mode = $1 AND party_id = $2 AND status = 'waiting' LIMIT 1",
         mode,
         party_id,
     )
+    return value
 
 
 async def party_count(conn: asyncpg.Connection, mode: str, party_id: str) -> int:
@@ -116,11 +119,13 @@ _WAITING = (
 
 async def lock_waiting(conn: asyncpg.Connection, mode: str) -> list[asyncpg.Record]:
     """The waiting tickets of a mode no other matcher holds, locked until the transaction ends."""
-    return await conn.fetch(_WAITING + " FOR UPDATE OF t SKIP LOCKED", mode)
+    rows: list[asyncpg.Record] = await conn.fetch(_WAITING + " FOR UPDATE OF t SKIP LOCKED", mode)
+    return rows
 
 
 async def waiting(conn: asyncpg.Connection, mode: str) -> list[asyncpg.Record]:
-    return await conn.fetch(_WAITING, mode)
+    rows: list[asyncpg.Record] = await conn.fetch(_WAITING, mode)
+    return rows
 
 
 async def recent_wait_s(conn: asyncpg.Connection, mode: str) -> float | None:
@@ -175,24 +180,26 @@ async def match(conn: asyncpg.Connection, table_id: str) -> asyncpg.Record | Non
 
 
 async def seats(conn: asyncpg.Connection, table_id: str) -> list[asyncpg.Record]:
-    return await conn.fetch(
+    rows: list[asyncpg.Record] = await conn.fetch(
         "SELECT s.*, coalesce(p.is_bot, s.is_bot) AS bot FROM match_seats s "
         "LEFT JOIN players p USING (player_id) WHERE s.table_id = $1 ORDER BY seat",
         table_id,
     )
+    return rows
 
 
 async def live_matches(conn: asyncpg.Connection, limit: int = 200) -> list[asyncpg.Record]:
-    return await conn.fetch(
+    rows: list[asyncpg.Record] = await conn.fetch(
         "SELECT *, (extract(epoch FROM formed_at) * 1000)::bigint AS formed_ms FROM matches "
         "WHERE status = 'live' ORDER BY formed_at DESC LIMIT $1",
         limit,
     )
+    return rows
 
 
 async def finish_match(conn: asyncpg.Connection, table_id: str, winner: int) -> bool:
     """Mark a live match finished; False when it was already (a redelivery) or is not ours."""
-    result = await conn.execute(
+    result: str = await conn.execute(
         "UPDATE matches SET status = 'finished', finished_at = now(), winner = $2 "
         "WHERE table_id = $1 AND status = 'live'",
         table_id,
@@ -237,11 +244,12 @@ async def lobby(conn: asyncpg.Connection, lobby_id: str, lock: bool = False) -> 
 
 
 async def members(conn: asyncpg.Connection, lobby_id: str) -> list[asyncpg.Record]:
-    return await conn.fetch(
+    rows: list[asyncpg.Record] = await conn.fetch(
         "SELECT m.player_id, p.display_name FROM lobby_members m JOIN players p USING (player_id) "
         "WHERE m.lobby_id = $1 ORDER BY m.joined_at, m.player_id",
         lobby_id,
     )
+    return rows
 
 
 async def set_lobby_status(conn: asyncpg.Connection, lobby_id: str, status: str, table_id: str | None = None) -> None:
@@ -249,7 +257,8 @@ async def set_lobby_status(conn: asyncpg.Connection, lobby_id: str, status: str,
 
 
 async def open_lobbies(conn: asyncpg.Connection, limit: int = 200) -> list[asyncpg.Record]:
-    return await conn.fetch(
+    rows: list[asyncpg.Record] = await conn.fetch(
         "SELECT * FROM lobbies WHERE status = 'open' ORDER BY created_at DESC LIMIT $1",
         limit,
     )
+    return rows

@@ -36,7 +36,8 @@ def formed_reader(js: JetStreamContext) -> Callable[[str], Awaitable[bytes | Non
             msg = await js.get_last_msg(bus.MATCH_EVENTS.name, bus.match_subject(table_id))
         except NotFoundError:
             return None
-        return msg.data
+        data: bytes = msg.data
+        return data
 
     return fetch
 

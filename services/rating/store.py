@@ -282,10 +282,11 @@ async def add_to_profile(conn: asyncpg.Connection, player: str, xp: int, rated: 
 
 
 async def achievements_of(conn: asyncpg.Connection | asyncpg.Pool, player: str) -> list[asyncpg.Record]:
-    return await conn.fetch(
+    rows: list[asyncpg.Record] = await conn.fetch(
         "SELECT achievement, table_id, granted_at FROM achievements WHERE player = $1 ORDER BY granted_at, achievement",
         player,
     )
+    return rows
 
 
 async def grant(conn: asyncpg.Connection, player: str, achievements: Sequence[str], table_id: str) -> None:
@@ -322,15 +323,17 @@ async def profile(conn: asyncpg.Connection | asyncpg.Pool, player: str) -> async
 
 
 async def ratings_of(conn: asyncpg.Connection | asyncpg.Pool, player: str) -> list[asyncpg.Record]:
-    return await conn.fetch(
+    rows: list[asyncpg.Record] = await conn.fetch(
         "SELECT pool, mu, sigma, ordinal, games FROM ratings WHERE player = $1 AND games > 0 ORDER BY pool", player
     )
+    return rows
 
 
 async def quests_of(conn: asyncpg.Connection | asyncpg.Pool, player: str) -> list[asyncpg.Record]:
-    return await conn.fetch(
+    rows: list[asyncpg.Record] = await conn.fetch(
         "SELECT quest, progress, target, completed_at FROM quests WHERE player = $1 ORDER BY quest", player
     )
+    return rows
 
 
 async def leaderboard(
@@ -358,9 +361,10 @@ FROM results r JOIN rated_games g USING (table_id)
 
 
 async def history(conn: asyncpg.Connection | asyncpg.Pool, player: str, limit: int) -> list[asyncpg.Record]:
-    return await conn.fetch(
+    rows: list[asyncpg.Record] = await conn.fetch(
         _RESULT + "WHERE r.player = $1 ORDER BY r.ended_wall_ms DESC, r.table_id LIMIT $2", player, limit
     )
+    return rows
 
 
 async def game(

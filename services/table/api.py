@@ -86,7 +86,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         if request.expected_seq and request.expected_seq != actor.state.seq:
             raise Stale(f"the table is at seq {actor.state.seq}, not {request.expected_seq}")
         answer = await actor.submit(command, request.command_id, seat)
-        return table_pb2.SubmitCommandResponse.FromString(answer)
+        response: table_pb2.SubmitCommandResponse = table_pb2.SubmitCommandResponse.FromString(answer)
+        return response
 
     async def Play(
         self, requests: AsyncIterator[table_pb2.SubmitCommandRequest], context: grpc.aio.ServicerContext

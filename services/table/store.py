@@ -121,8 +121,9 @@ async def unfinished(conn: asyncpg.Connection) -> list[TableRow]:
 
 
 async def event_rows_after(conn: asyncpg.Connection, table_id: str, seq: int) -> list[asyncpg.Record]:
-    return await conn.fetch(
+    rows: list[asyncpg.Record] = await conn.fetch(
         "SELECT seq, payload, game_ms, committed_at FROM table_events WHERE table_id = $1 AND seq > $2 ORDER BY seq",
         table_id,
         seq,
     )
+    return rows

@@ -16,6 +16,7 @@ import logging
 import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +77,22 @@ def wall_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One item of a table actor's queue: a command (None: just the clock) and who waits for its answer."""
+
+    command: Command | None
+    command_id: str = ""
+    #: The seat the caller's token acts for (None: the platform).
+    seat: int | None = None
+    #: Gets the committed answer or the refusal (None: a timer's tick, nobody waits).
+    done: asyncio.Future[bytes] | None = None
+
+
+#: What a timer puts on the queue when a deadline comes due.
+CLOCK = Request(None)
+
+
 @dataclass(eq=False)
 class TableActor:
     tables: Tables
@@ -84,7 +101,7 @@ class TableActor:
     epoch_ms: int
     scale: int
     snapshot_seq: int
-    queue: asyncio.Queue[tuple[Any, ...] | None] = field(default_factory=asyncio.Queue)
+    queue: asyncio.Queue[Request | None] = field(default_factory=asyncio.Queue)
     watchers: set[asyncio.Queue[list[common_pb2.Envelope] | None]] = field(default_factory=set)
     recent: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
     timer: asyncio.TimerHandle | None = None
@@ -111,7 +128,7 @@ class TableActor:
         if self.unsure:
             raise Unavailable("the table is waiting for Postgres; retry with the same command id")
         done: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-        self.queue.put_nowait((command, command_id, seat, done))
+        self.queue.put_nowait(Request(command, command_id, seat, done))
         return await done
 
     def subscribe(self) -> asyncio.Queue[list[common_pb2.Envelope] | None]:
@@ -124,13 +141,13 @@ class TableActor:
 
     async def _run(self) -> None:
         while (item := await self.queue.get()) is not None:
-            command, command_id, seat, done = item
+            done = item.done
             if done is not None and done.done():  # its caller left (a deadline, a closed stream): not applied
                 continue
             try:
                 if self.unsure:  # a commit's outcome is unknown: learn it before anything else
                     await self._resync()
-                answer = await self._handle(command, command_id, seat)
+                answer = await self._handle(item.command, item.command_id, item.seat)
             except Exception as exc:  # answered to the caller; the actor goes on
                 if done is not None and not done.done():
                     done.set_exception(exc)
@@ -153,7 +170,7 @@ class TableActor:
 
     def wake(self) -> None:
         """Queue a tick of the clock (a deadline came due); nobody waits for its answer."""
-        self.queue.put_nowait((None, "", None, None))
+        self.queue.put_nowait(CLOCK)
 
     async def _handle(self, command: Command | None, command_id: str, seat: int | None) -> bytes:
         kind = type(command).__name__ if command is not None else "Tick"
@@ -215,7 +232,7 @@ class TableActor:
         envelopes = [
             envelope(self.table_id, first_seq + i, e, state.clock, self.scale, now_wall) for i, e in enumerate(events)
         ]
-        answer = table_pb2.SubmitCommandResponse(
+        answer: bytes = table_pb2.SubmitCommandResponse(
             first_seq=first_seq, last_seq=state.seq, events=envelopes
         ).SerializeToString()
         batch = common_pb2.EventBatch(events=envelopes).SerializeToString()
@@ -368,7 +385,7 @@ class Tables:
         self.default_scale = default_scale
         self.actors: dict[str, TableActor] = {}
         self._loading: dict[str, asyncio.Task[TableActor]] = {}
-        self.relay_wake = lambda: None
+        self.relay_wake: Callable[[], None] = lambda: None
 
     async def create(
         self,
