@@ -4,9 +4,10 @@ A service's `main.py` says what is its own (`ServiceSpec`: its settings, migrati
 built from the pool and JetStream, its gRPC servicers, its consumers, what it does on start and on
 stop) and calls `run_service(spec)`. The runner does the rest in one order for all of them:
 
-start: Postgres pool (in the service's schema) -> migrations -> NATS and the streams -> outbox relay
--> the service's state (`build`) -> its `start` hook (recovery, background tasks) -> consumers ->
-gRPC (health, reflection, tokens, error mapping) -> metrics -> "<name> service ready on host:port".
+start: Postgres pool (in the service's schema) -> migrations (the kit's, then its own) -> NATS and
+the streams -> outbox relay -> the service's state (`build`) -> its `start` hook (recovery,
+background tasks) -> consumers -> gRPC (health, reflection, tokens, error mapping) -> metrics ->
+"<name> service ready on host:port".
 
 stop (SIGINT, SIGTERM, or the `stop` event in-process): gRPC (2 s grace for calls in flight) ->
 consumers (the message being handled is finished and acked) -> the service's `stop` hook -> channels
@@ -29,7 +30,7 @@ import asyncpg
 import grpc
 from nats.js import JetStreamContext
 
-from . import bus, db, grpcserver, health, lifecycle, metrics
+from . import bus, db, grpcserver, health, idempotency, lifecycle, metrics
 from .consumers import Consumers
 from .grpcserver import Registration
 from .outbox import Relay
@@ -96,6 +97,7 @@ async def serve(spec: ServiceSpec[AppT], ready: asyncio.Event | None = None, sto
     async with contextlib.AsyncExitStack() as stack:
         pool = await db.create_pool(s.database_url, max_size=spec.pool_size, schema=spec.schema)
         stack.push_async_callback(pool.close)
+        await db.migrate(pool, "servicekit", idempotency.MIGRATIONS)  # the kit's tables first
         await db.migrate(pool, spec.name, spec.migrations)
         nc, js = await bus.connect(s.nats_url)
         stack.push_async_callback(nc.drain)

@@ -27,11 +27,15 @@ from engine.config import CasinoRules
 from monopoly.v1 import casino_pb2
 from servicekit import bus
 from servicekit.errors import NotFound
+from servicekit.idempotency import first_delivery
 
 from . import store
 from .store import Bet
 
 log = logging.getLogger("casino")
+
+#: The durable consumer of the table signals (`handlers`), the key of its processed messages.
+CONSUMER = "casino-table-signals"
 
 BETS = Counter("casino_bets_total", "Bets closed, by outcome", ["outcome"])  # won | lost | jackpot | declined | timeout
 POOL = Gauge("casino_pool_total", "Sum of every table's jackpot pool (K4)")
@@ -119,7 +123,7 @@ class Casino:
         """The game ended (or the bettor left it) at the table event `seq`: its open bets close, declined,
         and nothing is published (the table has no bet open any more)."""
         async with self.pool.acquire() as conn, conn.transaction():
-            if not await store.mark_handled(conn, table_id, seq):
+            if not await first_delivery(conn, CONSUMER, f"{table_id}:{seq}"):
                 return
             for b in await store.open_bets(conn, table_id, lock=True):
                 if seat is None or b.seat == seat:
@@ -130,7 +134,7 @@ class Casino:
         """E5 (the table event `seq`): a paused table freezes the bet's timer; on resume the deadline
         moves on by the pause."""
         async with self.pool.acquire() as conn, conn.transaction():
-            if not await store.mark_handled(conn, table_id, seq):
+            if not await first_delivery(conn, CONSUMER, f"{table_id}:{seq}"):
                 return
             bet_ids = await store.set_paused(conn, table_id, paused, extend_ms)
             bets = [await store.bet(conn, bet_id) for bet_id in bet_ids]

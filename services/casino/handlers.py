@@ -23,11 +23,11 @@ from servicekit.consumers import Consumers, durable_consumer
 from servicekit.errors import BadRequest
 from servicekit.wire import event_from_proto
 
-from .bets import Casino
+from .bets import CONSUMER, Casino
 
 log = logging.getLogger("casino")
 
-DURABLE = "casino-table-signals"
+DURABLE = CONSUMER
 #: The table signals this service acts on (`servicekit.signals`).
 TOPICS = ("casino", "lifecycle")
 #: The table events the casino acts on; every other event is skipped without decoding.

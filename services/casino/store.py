@@ -78,16 +78,6 @@ def _pool(r: asyncpg.Record) -> Pool:
     return Pool(r["table_id"], r["pool"], r["bets"], r["seed"], r["counter"])
 
 
-async def mark_handled(conn: asyncpg.Connection, table_id: str, seq: int) -> bool:
-    """Record a table event as handled; False if it was handled before (a redelivery)."""
-    done = await conn.fetchval(
-        "INSERT INTO handled_events (table_id, seq) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING true",
-        table_id,
-        seq,
-    )
-    return bool(done)
-
-
 async def ensure_pool(conn: asyncpg.Connection, table_id: str, seed: int) -> None:
     """The table's pool, created at $0 with `seed` unless it exists (K4: one pool per table)."""
     await conn.execute(

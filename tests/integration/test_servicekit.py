@@ -165,3 +165,23 @@ async def test_an_idle_consumer_fetches_again_without_an_error_and_handles_what_
     assert handled == [b"after the idle fetches"]
     problems = [r for r in caplog.records if r.name == "servicekit.consumers" and r.levelno >= logging.WARNING]
     assert problems == [], [r.getMessage() for r in problems]
+
+
+async def test_first_delivery_records_a_message_once_and_only_with_its_effect(
+    platform: Platform, pool: asyncpg.Pool
+) -> None:
+    """The runner made the kit's `processed_messages` in the table service's schema; a key is new once,
+    and a rolled-back effect leaves no record (its redelivery is handled again)."""
+    from servicekit.idempotency import first_delivery
+
+    key = f"t{secrets.token_hex(4)}:7"
+    async with pool.acquire() as conn:
+        with pytest.raises(RuntimeError, match="the effect failed"):
+            async with conn.transaction():
+                assert await first_delivery(conn, "test-consumer", key)
+                raise RuntimeError("the effect failed")
+        async with conn.transaction():
+            assert await first_delivery(conn, "test-consumer", key)  # the failed one recorded nothing
+        assert not await first_delivery(conn, "test-consumer", key)  # a redelivery
+        assert await first_delivery(conn, "another-consumer", key)  # each consumer has its own record
+        await conn.execute("DELETE FROM processed_messages WHERE message_key = $1", key)
