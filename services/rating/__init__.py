@@ -1,9 +1,10 @@
 """The rating service: ratings, XP, achievements and quests from the games the tables finish (R1, R2).
 
-It follows every table's event stream (one durable consumer), keeps a small
-record per table (mode, players, rounds, wall time of creation, jackpots),
-records the tables matchmaking forms (a second durable consumer, of the match
-stream) and judges each game once, on its `GameEnded`.
+It reads the table signals of the topics lifecycle, turn and casino
+(`servicekit.signals`, one durable consumer, not the tables' whole event
+stream), keeps a small record per table (mode, players, rounds, wall time of
+creation, jackpots), records the tables matchmaking forms (a second durable
+consumer, of the match stream) and judges each game once, on its `GameEnded`.
 
 Decisions (R1, R2 and what they leave open)
 -------------------------------------------
