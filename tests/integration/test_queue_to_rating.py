@@ -23,7 +23,7 @@ import pytest
 from nats.js import JetStreamContext
 
 from client import BotTable, SubProtocolStubs
-from client.matchmaking import MatchmakingClient, Player, SeatTicket
+from client.matchmaking import MatchmakingClient, SeatTicket
 from client.platform import Platform
 from monopoly.v1 import common_pb2, rating_pb2, rating_pb2_grpc, table_pb2_grpc
 from servicekit import auth, bus, signals
@@ -170,28 +170,27 @@ async def test_matchmaking_matches_on_the_rating_service_s_ratings(
                 "SELECT rating, rating_sigma FROM matchmaking.players WHERE player_id = $1", newcomer.player_id
             )
         assert (mu, sigma) == pytest.approx((25.0, 25.0 / 3))
-        board = await rating.Leaderboard(rating_pb2.LeaderboardRequest(pool="ffa", page_size=100), timeout=10)
-        async with pool.acquire() as conn:  # rated players matchmaking knows (other tests rate synthetic ones)
-            known = {
-                r["player_id"]
-                for r in await conn.fetch(
-                    "SELECT player_id FROM matchmaking.players WHERE player_id = ANY($1::text[])",
-                    [e.player for e in board.entries],
-                )
-            }
-        registered = [e for e in board.entries if e.player in known]
-        if registered:  # a rated player (the game above) queues with the rating it earned
-            rated = registered[0]
-            async with pool.acquire() as conn:
-                await conn.execute("UPDATE matchmaking.players SET rating = 0 WHERE player_id = $1", rated.player)
-            token = auth.issue(auth.DEV_TOKEN_SECRET, auth.ANY_TABLE, -1, rated.player, role="spectator")
-            veteran = Player(rated.player, token, rated.display_name)
+        # A rated player queues with the rating it earned (its rating row written as a rated game would).
+        veteran = await mm.register(f"vera-{uuid.uuid4().hex[:6]}")
+        async with pool.acquire() as conn:
+            await conn.execute(
+                "INSERT INTO rating.ratings (player, pool, mu, sigma, ordinal, games) "
+                "VALUES ($1, 'ffa', $2, $3, $4, 3)",
+                veteran.player_id,
+                31.5,
+                4.0,
+                31.5 - 3 * 4.0,
+            )
+        try:
             await mm.enqueue(veteran, "classic")
             async with pool.acquire() as conn:
-                stored = await conn.fetchval(
-                    "SELECT rating FROM matchmaking.players WHERE player_id = $1", rated.player
+                stored = await conn.fetchrow(
+                    "SELECT rating, rating_sigma FROM matchmaking.players WHERE player_id = $1", veteran.player_id
                 )
             await mm.cancel(veteran)
-            assert stored == pytest.approx(rated.mu)
+            assert (stored["rating"], stored["rating_sigma"]) == pytest.approx((31.5, 4.0))
+        finally:
+            async with pool.acquire() as conn:
+                await conn.execute("DELETE FROM rating.ratings WHERE player = $1", veteran.player_id)
     finally:
         await mm.cancel(newcomer)
