@@ -47,10 +47,19 @@ class Postgres:
             raise RuntimeError(f"pgctl {action} failed: {err.decode(errors='replace')[-2000:]}")
         return out.decode().strip()
 
-    async def start(self) -> str:
-        """Start it (the first time: initdb and the database), or again on the same data dir."""
-        self.url = (await self._ctl("start")).splitlines()[-1]
-        return self.url
+    async def start(self, timeout: float = 120.0) -> str:
+        """Start it (the first time: initdb and the database), or again on the same data dir. pgserver
+        gives `pg_ctl start` 10 s, which crash recovery on a loaded machine can outlast: try again (the
+        postmaster it launched goes on starting) until `timeout`."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            try:
+                self.url = (await self._ctl("start")).splitlines()[-1]
+                return self.url
+            except RuntimeError:
+                if asyncio.get_running_loop().time() > deadline:
+                    raise
+                await asyncio.sleep(1.0)
 
     async def stop(self) -> None:
         """A fast shutdown (`pg_ctl -m fast stop`): sessions are ended, the socket goes away."""
