@@ -7,10 +7,8 @@ Reads DATABASE_URL (the casino's schema).
 from __future__ import annotations
 
 import argparse
-import asyncio
-import sys
 
-from .options import Subcommands
+from .options import Subcommands, against_database
 
 
 def add(sub: Subcommands) -> None:
@@ -22,11 +20,6 @@ def add(sub: Subcommands) -> None:
 
 
 def verify(args: argparse.Namespace) -> int:
-    from services.casino import settings  # the service's modules load only for this command
     from services.casino.verify import verify as verify_bet
 
-    database_url = settings.common().database_url
-    if not database_url:
-        print("monopoly casino: set DATABASE_URL", file=sys.stderr)
-        return 2
-    return asyncio.run(verify_bet(database_url, args.bet_id))
+    return against_database("casino", "casino", lambda url: verify_bet(url, args.bet_id))

@@ -20,7 +20,7 @@ COMMANDS = (simulate, play, platform, casino, verify)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="monopoly", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(prog="monopoly", description=__doc__.split("\n\n")[0] if __doc__ else None)
     sub: Subcommands = parser.add_subparsers(dest="command", required=True)
     for group in COMMANDS:
         group.add(sub)

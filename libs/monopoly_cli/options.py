@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import argparse
-from typing import TypeAlias
+import asyncio
+import importlib
+import sys
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeAlias
 
 from engine import PRESETS, RULESETS
 
@@ -32,3 +36,13 @@ def preset_name(ruleset: str, mode: str | None) -> str:
         return standard
     prefixed = f"{standard}-{mode}"
     return prefixed if mode not in PRESETS and prefixed in PRESETS else mode
+
+
+def against_database(command: str, service: str, check: Callable[[str], Coroutine[Any, Any, int]]) -> int:
+    """Run `check(database_url)` with the DATABASE_URL `service` reads (its settings module), or say
+    that it is missing (exit code 2). The service's modules load only for the command that needs them."""
+    url: str = importlib.import_module(f"services.{service}.settings").common().database_url
+    if not url:
+        print(f"monopoly {command}: set DATABASE_URL (the {service} service's database)", file=sys.stderr)
+        return 2
+    return asyncio.run(check(url))

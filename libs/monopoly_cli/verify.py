@@ -4,10 +4,8 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import sys
 
-from .options import Subcommands
+from .options import Subcommands, against_database
 
 
 def add(sub: Subcommands) -> None:
@@ -19,11 +17,6 @@ def add(sub: Subcommands) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from services.table import settings  # the service's modules load only for this command
     from services.table.verify import verify
 
-    database_url = settings.common().database_url
-    if not database_url:
-        print("monopoly verify: set DATABASE_URL (the table service's database)", file=sys.stderr)
-        return 2
-    return asyncio.run(verify(database_url, args.table_ids))
+    return against_database("verify", "table", lambda url: verify(url, args.table_ids))
