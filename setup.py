@@ -18,9 +18,22 @@ import os
 
 from setuptools import setup
 
-#: The rules (game.py) and the bots.
-NARROW = [
+#: The rules (the facade game.py, the rule areas and the shared flow below them) and the bots.
+RULES = [
     "libs/engine/game.py",
+    "libs/engine/clock.py",
+    "libs/engine/turn.py",
+    "libs/engine/delegated.py",
+    "libs/engine/jail.py",
+    "libs/engine/properties.py",
+    "libs/engine/buildings.py",
+    "libs/engine/mortgages.py",
+    "libs/engine/debts.py",
+    "libs/engine/decks.py",
+    "libs/engine/flow.py",
+]
+NARROW = [
+    *RULES,
     "libs/bots/base.py",
     "libs/bots/heuristic.py",
     "libs/bots/random_legal.py",

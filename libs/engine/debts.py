@@ -1,0 +1,167 @@
+"""Debts, bankruptcy and the end of the game (D).
+
+Rules owned here: D1 a mandatory payment, paid by `Pay` once the cash is
+there (its timer: `flow.start_payment_timer`); D2 surrender and bankruptcy
+when the debt cannot be raised (the step is `flow.bankrupt`, charged by
+`flow.charge`); D3 bankrupt to a player, D4 to the bank (X4: the teammate
+takes over), applied by `_ev_bankrupt`; D5 the winner and the places
+(`GameEnded`). The time-out's liquidation is E2's (clock.py).
+"""
+
+from __future__ import annotations
+
+from .auction import withdraw
+from .commands import Pay, Surrender
+from .errors import RuleViolation
+from .events import GameEnded, LeftJail, PaymentDue, PaymentMade, PlayerBankrupt
+from .flow import (
+    MANAGE,
+    ONLY_PAYMENT,
+    ApplyFn,
+    CheckFn,
+    Ctx,
+    EffectFn,
+    actor,
+    bankrupt,
+    land,
+    move,
+    restart_turn_timer,
+    return_card,
+    start_payment_timer,
+)
+from .state import BANK, Payment, TableState
+
+
+def _check_pay(state: TableState, cmd: Pay) -> None:
+    actor(state, cmd.seat, ONLY_PAYMENT, rule="D1")
+    due = state.payments[0].amount
+    cash = state.players[cmd.seat].cash
+    if cash < due:
+        raise RuleViolation("D1", f"${due} is due and you have ${cash}: sell, mortgage, trade or surrender")
+
+
+def _check_surrender(state: TableState, cmd: Surrender) -> None:
+    actor(state, cmd.seat, MANAGE, rule="D2")
+
+
+def do_pay(ctx: Ctx, cmd: Pay) -> None:
+    due = ctx.state.payments[0]
+    ctx.emit(PaymentMade(due.debtor, due.creditor, due.amount, due.reason, due.bank_share))
+    if due.then_move:  # J4: the forced fine is paid, move by the third roll
+        ctx.emit(LeftJail(cmd.seat, "forced_fine"))
+        d1, d2 = ctx.state.dice
+        move(ctx, cmd.seat, d1 + d2)
+        land(ctx, cmd.seat)
+
+
+def _do_surrender(ctx: Ctx, cmd: Surrender) -> None:
+    state = ctx.state
+    creditor = BANK
+    if state.payments and state.payments[0].debtor == cmd.seat:
+        creditor = state.payments[0].creditor  # D3: surrendering a debt to a player
+    bankrupt(ctx, cmd.seat, creditor, "surrender")
+
+
+def _ev_payment_due(s: TableState, e: PaymentDue) -> None:
+    s.payments.append(Payment(e.debtor, e.creditor, e.amount, e.reason, e.then_move, e.bank_share))
+    if len(s.payments) == 1:
+        start_payment_timer(s)
+
+
+def _ev_payment_made(s: TableState, e: PaymentMade) -> None:
+    paid = s.payments.pop(0)
+    s.players[e.debtor].cash -= e.amount
+    if e.creditor == BANK:
+        s.bank_in += e.amount
+    else:
+        s.players[e.creditor].cash += e.amount - e.bank_share
+        s.bank_in += e.bank_share
+    if s.payments:
+        start_payment_timer(s)
+    if paid.deadline >= 0:  # back from a debt or another player's payment
+        restart_turn_timer(s)
+
+
+def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
+    """D3/D4 (online): to a player, buildings are sold to the bank first and
+    everything goes to the creditor; to the bank, the properties return
+    unowned, without buildings or mortgages."""
+    cfg = s.config
+    player = s.players[e.seat]
+    to_player = e.creditor != BANK
+    partner = e.seat ^ 2 if cfg.teams and e.seat ^ 2 < len(s.players) else -1
+    heir = partner if not to_player and partner >= 0 and not s.players[partner].bankrupt else -1
+    for sq in cfg.board.purchasable:
+        if s.owner[sq] != e.seat:
+            continue
+        if heir >= 0:  # X4: bankrupt to the bank, the teammate takes the properties over as they are
+            s.owner[sq] = heir
+            continue
+        level = s.buildings[sq]
+        if level:
+            if to_player:
+                levels = cfg.hotel_after_houses + 1 if level == 5 else level
+                refund = levels * cfg.sale_value(cfg.board.squares[sq].house_cost)
+                player.cash += refund
+                s.bank_out += refund
+            s.buildings[sq] = 0
+        if to_player:
+            s.owner[sq] = e.creditor
+        else:
+            s.owner[sq] = BANK
+            s.mortgaged_round[sq] = -1
+            if cfg.bankrupt_auction:  # D4: auctioned at once
+                s.auction_queue.append(sq)
+    if to_player:
+        s.players[e.creditor].cash += player.cash
+    else:
+        s.bank_in += player.cash
+    player.cash = 0
+    if to_player and cfg.jail_cards_to_creditor:  # D3 (hasbro)
+        s.players[e.creditor].jail_cards.extend(player.jail_cards)
+    else:
+        for card_id in player.jail_cards:
+            return_card(s, card_id)
+    player.jail_cards.clear()
+    if s.won_buildings:  # P10: unplaced buildings go back to the bank
+        s.won_buildings = [w for w in s.won_buildings if w[0] != e.seat]
+    if s.claim and e.seat in (s.claim[0], s.claim[1]):
+        s.claim = ()
+    player.bankrupt = True
+    player.in_jail = False
+    player.place = e.place
+    s.eliminated.append(e.seat)
+    s.payments = [p for p in s.payments if p.debtor != e.seat and p.creditor != e.seat]
+    if s.trade is not None and e.seat in (s.trade.proposer, s.trade.counterparty):
+        s.trade = None
+    if s.auction is not None:
+        withdraw(s.auction, e.seat)
+    if e.seat in s.pause_votes:
+        s.pause_votes.remove(e.seat)
+    if e.seat in s.back:
+        s.back.remove(e.seat)
+    if e.seat == s.current:
+        s.offer = -1
+        s.casino = False
+        s.roll_again = False
+
+
+def _ev_game_ended(s: TableState, e: GameEnded) -> None:
+    s.finished = True
+    s.winner = e.winner
+    s.end_reason = e.reason
+    for player, place in zip(s.players, e.places, strict=True):
+        player.place = place
+
+
+COMMANDS: dict[type, tuple[CheckFn, EffectFn]] = {
+    Pay: (_check_pay, do_pay),
+    Surrender: (_check_surrender, _do_surrender),
+}
+
+EVENTS: dict[type, ApplyFn] = {
+    PaymentDue: _ev_payment_due,
+    PaymentMade: _ev_payment_made,
+    PlayerBankrupt: _ev_bankrupt,
+    GameEnded: _ev_game_ended,
+}

@@ -1,0 +1,487 @@
+"""The turn flow's shared steps, below every rule area: move, land, charge, bankrupt, end turn.
+
+Each rule area (turn, jail, properties, buildings, mortgages, debts, decks,
+delegated, clock) imports this module and never the other way round. Where a
+step here must hand over to an area above (landing on a card square, a new
+turn's mortgage expiry, M4's fee after a bankruptcy, a pause vote a bankrupt
+seat leaves), it calls the area's function through `STEPS`, which the facade
+(game.py) fills in once, so the import graph stays one-way.
+
+Rules owned here:
+
+* B1 squares; G1 the next active player (`end_turn`); G5, G6 salary and start
+  bonus (`move`); G7 the Go to Jail square, K1 opening the casino, P1 the offer
+  (`land`); P2-P4 rent (`rent`); X4 teammates pay no rent (`teammates`).
+* D1 a mandatory payment (`charge`); D2-D5 bankruptcy and the winner (`bankrupt`);
+  H3-H6 a game ended by worth, H5 the time limit, the round cap (`end_by_worth`).
+* A1-A3 starting an auction and charging its winner (`start_auction`,
+  `after_auction`); D4 (hasbro) the returned properties' auctions.
+* E3, E4 the salary stop and the rent tax (`salary_paid`, `rent_tax_percent`), read by
+  `move` and `land`.
+* The shared checks: the seat the game waits for (`actor`, G2), an active player (`active`),
+  one's own property (`property_of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from . import auction as auctions
+from . import casino, rng
+from .board import Kind
+from .cards import CHEST_BASE, Card, Effect
+from .config import TableConfig
+from .errors import RuleViolation
+from .events import (
+    BankPaid,
+    DiceThrown,
+    Event,
+    GameEnded,
+    Moved,
+    PaymentDue,
+    PlayerBankrupt,
+    PurchaseOffered,
+    RentClaimable,
+    SentToJail,
+    TurnEnded,
+    TurnStarted,
+)
+from .state import BANK, Phase, TableState
+
+JAIL_SQUARE = 10
+# Module-level aliases of enum members used on hot paths (a member lookup is slow on Python 3.11).
+_PROPERTY, _RAILROAD, _UTILITY, _TAX, _CHANCE, _CASINO, _GO_TO_JAIL, _CHEST = (
+    Kind.PROPERTY,
+    Kind.RAILROAD,
+    Kind.UTILITY,
+    Kind.TAX,
+    Kind.CHANCE,
+    Kind.CASINO,
+    Kind.GO_TO_JAIL,
+    Kind.CHEST,
+)
+UTILITY_THROW = Effect.NEAREST_UTILITY_THROW
+#: Auctions that start at the printed price whatever the rule set (M3, X3); others follow A1/A2.
+PRICE_START = frozenset({"mortgage_expired", "owner_sale"})
+#: P10: building auctions, by the level kind they sell (1 a house, 5 a hotel).
+BUILDING_AUCTIONS = {"house": 1, "hotel": 5}
+#: The phases in which the actor may sell, mortgage or surrender (P8, M1, D1).
+MANAGE = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT, Phase.POST_ROLL})
+#: The phases in which the actor may lift a mortgage (M2) or put one to auction (X3).
+LIFT = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.POST_ROLL})
+#: T1: the phases in which the player whose turn it is may propose a trade.
+TRADE_WINDOWS = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT})
+ONLY_PRE_ROLL = frozenset({Phase.PRE_ROLL})
+ONLY_BUY = frozenset({Phase.BUY})
+ONLY_PAYMENT = frozenset({Phase.PAYMENT})
+ONLY_AUCTION = frozenset({Phase.AUCTION})
+ONLY_CASINO = frozenset({Phase.CASINO})
+ONLY_TRADE = frozenset({Phase.TRADE})
+ONLY_POST_ROLL = frozenset({Phase.POST_ROLL})
+ONLY_CHOICE = frozenset({Phase.CHOICE})
+ROLL_DONE = frozenset({Phase.PRE_ROLL, Phase.POST_ROLL})
+
+
+class Ctx:
+    """Collects the events of one command, applying each as it is emitted."""
+
+    __slots__ = ("events", "state")
+
+    def __init__(self, state: TableState) -> None:
+        self.state = state
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        state = self.state
+        event._evolve(state, event)  # set on every event class by the facade (game.py)
+        state.seq += 1
+        self.events.append(event)
+
+
+class Steps:
+    """The steps of the flow that a rule area above supplies; game.py sets each one once."""
+
+    #: C1-C4 (decks): draw from `deck` ("chance" or "chest") and carry the card out.
+    draw_card: Callable[[Ctx, int, str], None]
+    #: M3 (mortgages): the current player's first expired mortgage goes to auction.
+    expire_mortgages: Callable[[Ctx], None]
+    #: M4 (mortgages): the receiver of a mortgaged square owes the fee (or lifts at once).
+    mortgage_fee: Callable[[Ctx, int, int], None]
+    #: E5 (clock): pause once every active player agreed.
+    pause_if_agreed: Callable[[Ctx], None]
+
+
+STEPS = Steps()
+
+#: Each rule area's tables, which the facade merges: a command type's check (raises
+#: RuleViolation, changes nothing) and effect (emits the events), and an event type's applier.
+CheckFn = Callable[[TableState, Any], None]
+EffectFn = Callable[[Ctx, Any], None]
+ApplyFn = Callable[[TableState, Any], None]
+
+
+# -- shared checks -------------------------------------------------------------------
+
+
+def actor(state: TableState, seat: int, phases: frozenset[Phase], rule: str = "G2") -> None:
+    """Refuse a command from anyone but the seat the game waits for, or in another phase."""
+    if state.paused:
+        raise RuleViolation("E5", "the game is paused: confirm you are back")
+    if seat != state.actor or type(seat) is not int:
+        if state.finished:
+            raise RuleViolation("D5", "the game is over")
+        if type(seat) is not int or not 0 <= seat < len(state.players):
+            raise RuleViolation("G1", f"there is no seat {seat!r}")
+        raise RuleViolation(rule, f"seat {state.actor} must act now, not seat {seat}")
+    if state.phase not in phases:
+        raise RuleViolation(rule, f"not allowed in the {state.phase} phase")
+
+
+def any_time(state: TableState, seat: int) -> None:
+    """P10, G9 (hasbro, `manage_any_time`): any active player may build, sell, mortgage and lift
+    at any time; callers check the switch first and otherwise require the actor (`actor`)."""
+    if state.paused:
+        raise RuleViolation("E5", "the game is paused: confirm you are back")
+    active(state, seat)
+
+
+def active(state: TableState, seat: int) -> None:
+    if state.finished:
+        raise RuleViolation("D5", "the game is over")
+    if type(seat) is not int or not 0 <= seat < len(state.players) or state.players[seat].bankrupt:
+        raise RuleViolation("G1", f"seat {seat!r} is not an active player")
+
+
+def property_of(state: TableState, seat: int, square: int, rule: str) -> None:
+    """Refuse unless `square` is a property `seat` owns (B1 for a square off the board)."""
+    if type(square) is not int or not 0 <= square < 40:
+        raise RuleViolation("B1", f"there is no square {square!r}")
+    if not state.config.board.squares[square].purchasable:
+        raise RuleViolation(rule, f"square {square} is not a property")
+    if state.owner[square] != seat:
+        raise RuleViolation(rule, f"{state.config.board.squares[square].name} is not yours")
+
+
+# -- shared queries --------------------------------------------------------------------
+
+
+def owned(state: TableState, seat: int) -> list[int]:
+    return [sq for sq in state.config.board.purchasable if state.owner[sq] == seat]
+
+
+def others(state: TableState, seat: int) -> list[int]:
+    """The other active players in turn order, starting after `seat`."""
+    order = state.active_seats
+    i = order.index(seat)
+    return order[i + 1 :] + order[:i]
+
+
+def nearest(state: TableState, start: int, kind: Kind) -> int:
+    squares = state.config.board.squares
+    for step in range(1, 41):
+        sq = (start + step) % 40
+        if squares[sq].kind is kind:
+            return sq
+    raise ValueError(f"no {kind} square on the board")
+
+
+def deck_ids(cfg: TableConfig) -> tuple[int, ...]:
+    return tuple(card.id for card in cfg.chance_deck)
+
+
+def teammates(state: TableState, a: int, b: int) -> bool:
+    """X4: seats 0 and 2 play against 1 and 3."""
+    return state.config.teams and a != b and a % 2 == b % 2
+
+
+def salary_paid(state: TableState) -> bool:
+    """E3: salary (and the start bonus) stop at the salary-stop minute."""
+    stop = state.config.clock.salary_stop_minute
+    return stop is None or state.minute < stop
+
+
+def rent_tax_percent(state: TableState) -> int:
+    """E4: the share of rent that goes to the bank at the current game minute."""
+    clock = state.config.clock
+    start = clock.tax_start_minute
+    minute = state.minute
+    if start is None or minute < start:
+        return 0
+    steps = (minute - start) // clock.tax_step_minutes
+    return min(clock.tax_start_percent + steps * clock.tax_step_percent, clock.tax_max_percent)
+
+
+def rent(state: TableState, square: int, card: Card | None = None) -> int:
+    """The rent due on `square` now (P2-P4); `card` is a chance card that moved the payer."""
+    cfg = state.config
+    board = cfg.board
+    sq = board.squares[square]
+    owner = state.owner[square]
+    if sq.kind is _PROPERTY:
+        level = state.buildings[square]
+        if level:
+            return sq.rents[level]
+        return sq.rents[0] * (2 if state.owns_group(owner, sq.group) else 1)  # P3
+    owners = state.owner
+    if sq.kind is _RAILROAD:
+        count = sum(1 for s in board.railroads if owners[s] == owner)
+        return board.railroad_rents[count - 1] * (card.multiplier if card else 1)
+    count = sum(1 for s in board.utilities if owners[s] == owner)
+    multiplier = board.utility_multipliers[-1] if card else board.utility_multipliers[count - 1]
+    if card is not None and card.effect is UTILITY_THROW:  # C1: ten times the card's own throw
+        return state.throw * multiplier
+    return sum(state.dice) * multiplier
+
+
+def game_decided(state: TableState) -> bool:
+    """D5: one player left, or (X4) one team."""
+    active = state.active_seats
+    if state.config.teams:
+        return len({s % 2 for s in active}) <= 1
+    return len(active) <= 1
+
+
+def raisable_for_bid(state: TableState, seat: int, mortgage_value: int) -> int:
+    """A3: the most `seat` could pay for the auctioned square (what the table's bid limit allows)."""
+    owed = sum(p.amount for p in state.payments if p.debtor == seat)
+    return max(state.players[seat].cash - owed, state.raisable(seat) - owed + mortgage_value)
+
+
+# -- shared steps ------------------------------------------------------------------------
+
+
+def move(ctx: Ctx, seat: int, steps: int) -> None:
+    """Move forward, paying the salary when passing or landing on start (G5, G6)."""
+    state = ctx.state
+    start = state.players[seat].position
+    end = (start + steps) % 40
+    ctx.emit(Moved(seat, start, end))
+    if start + steps >= 40 and salary_paid(state):
+        cfg = state.config
+        ctx.emit(BankPaid(seat, cfg.salary, "salary"))
+        if end == 0 and cfg.start_bonus:
+            ctx.emit(BankPaid(seat, cfg.start_bonus, "start_bonus"))
+
+
+def move_to(ctx: Ctx, seat: int, target: int) -> None:
+    steps = (target - ctx.state.players[seat].position) % 40
+    move(ctx, seat, steps or 40)
+
+
+def land(ctx: Ctx, seat: int, card: Card | None = None) -> None:
+    """Resolve the square the player's token rests on (P1, P2, taxes, C4, K1, G7)."""
+    state = ctx.state
+    pos = state.players[seat].position
+    square = state.config.board.squares[pos]
+    kind = square.kind
+    if kind is _PROPERTY or kind is _RAILROAD or kind is _UTILITY:
+        owner = state.owner[pos]
+        if owner == BANK:
+            ctx.emit(PurchaseOffered(seat, pos, square.price))
+        elif (
+            owner != seat
+            and state.mortgaged_round[pos] < 0
+            and (state.config.rent_while_jailed or not state.players[owner].in_jail)
+            and not teammates(state, seat, owner)
+        ):
+            if card is not None and card.effect is UTILITY_THROW:  # C1: throw the dice for this rent
+                ctx.emit(
+                    DiceThrown(
+                        seat, rng.die(state.rng_seed, state.rng_counter), rng.die(state.rng_seed, state.rng_counter + 1)
+                    )
+                )
+            due = rent(state, pos, card)
+            if state.config.rent_claims:  # H2: due only if the owner claims it in time
+                ctx.emit(RentClaimable(seat, owner, pos, due))
+                return
+            charge(ctx, seat, owner, due, "rent", bank_share=due * rent_tax_percent(state) // 100)
+    elif kind is _TAX:
+        charge(ctx, seat, BANK, square.tax, "tax")
+    elif kind is _CHANCE:
+        STEPS.draw_card(ctx, seat, "chance")
+    elif kind is _CASINO:
+        if state.config.casino.enabled:
+            if "casino" in state.config.external:  # what the casino service needs to take the bet
+                deadline = state.clock if state.timed_out else state.turn_deadline
+                ctx.emit(casino.CasinoOpened(seat, state.players[seat].cash, deadline))
+            else:
+                ctx.emit(casino.CasinoOpened(seat))
+    elif kind is _GO_TO_JAIL:
+        ctx.emit(SentToJail(seat, "go_to_jail"))
+        end_turn(ctx)
+    elif kind is _CHEST:
+        STEPS.draw_card(ctx, seat, "chest")
+
+
+def charge(
+    ctx: Ctx, debtor: int, creditor: int, amount: int, reason: str, then_move: bool = False, bank_share: int = 0
+) -> None:
+    """A mandatory payment: pending until paid (D1), or bankruptcy if it cannot be raised (D2)."""
+    if amount <= 0:
+        return
+    state = ctx.state
+    owed = amount + sum(p.amount for p in state.payments if p.debtor == debtor) if state.payments else amount
+    if state.players[debtor].cash < owed and state.raisable(debtor) < owed:
+        bankrupt(ctx, debtor, creditor)
+        return
+    ctx.emit(PaymentDue(debtor, creditor, amount, reason, then_move, bank_share))
+
+
+def start_auction(
+    ctx: Ctx,
+    square: int,
+    reason: str,
+    after: int,
+    excluded: int,
+    seller: int = BANK,
+    among: tuple[int, ...] = (),
+) -> None:
+    """A1, A2: the bidders in seat order from the one after `after`; no bidder, no sale."""
+    state = ctx.state
+    order = state.active_seats
+    i = order.index(after) if after in order else -1
+    rotated = order[i + 1 :] + order[: i + 1]
+    bidders = tuple(s for s in rotated if s != excluded and (not among or s in among))
+    auction_id = state.next_auction_id
+    if not bidders:
+        settled = auctions.AuctionSettled(auction_id, square, BANK, 0)
+        ctx.emit(settled)
+        after_auction(ctx, settled, reason)
+        return
+    rules = state.config.auction
+    price = state.config.board.squares[square].price
+    start = price if rules.start_at_price or reason in PRICE_START else rules.min_first_bid
+    limits: tuple[int, ...] = ()
+    bid_ms = 0
+    if "auction" in state.config.external:  # what the auction service needs to run it alone
+        mortgage_value = 0 if reason in BUILDING_AUCTIONS else state.config.board.squares[square].mortgage_value
+        limits = tuple(raisable_for_bid(state, seat, mortgage_value) for seat in bidders)
+        bid_ms = state.config.clock.bid_seconds * 1000
+    ctx.emit(
+        auctions.AuctionStarted(auction_id, square, reason, bidders, start, rules.increment, seller, limits, bid_ms)
+    )
+
+
+def after_auction(ctx: Ctx, settled: auctions.AuctionSettled, reason: str, seller: int = BANK) -> None:
+    """A3: the winning bid is a mandatory payment; then the next M3 or D4 auction, if any."""
+    if settled.winner != BANK:
+        if seller != BANK:  # X3: the seller gets the price less the lifting cost
+            cfg = ctx.state.config
+            lift = cfg.lift_cost(cfg.board.squares[settled.square].price)
+            charge(ctx, settled.winner, seller, settled.price, "auction", bank_share=min(lift, settled.price))
+        else:
+            charge(ctx, settled.winner, BANK, settled.price, "auction")  # A3
+    if reason == "mortgage_expired":
+        STEPS.expire_mortgages(ctx)
+    elif reason == "bankrupt":
+        auction_returned(ctx)
+
+
+def auction_returned(ctx: Ctx) -> None:
+    """D4 (hasbro): the next property a bankruptcy returned to the bank goes to auction, every
+    active player bidding from the minimum, starting after the current player."""
+    state = ctx.state
+    if state.auction is not None or state.finished or not state.auction_queue:
+        return
+    start_auction(ctx, state.auction_queue[0], "bankrupt", after=state.current, excluded=BANK)
+
+
+def bankrupt(ctx: Ctx, seat: int, creditor: int, cause: str = "debt") -> None:
+    """D2-D5: out of the game; the last player (Team 2v2: team) left wins."""
+    state = ctx.state
+    was_current = seat == state.current
+    cfg = state.config
+    received: tuple[int, ...] = ()
+    if creditor != BANK and cfg.mortgage_transfer_fee_percent is not None:  # M4 follows D3
+        received = tuple(sq for sq in owned(state, seat) if state.mortgaged_round[sq] >= 0)
+    ctx.emit(PlayerBankrupt(seat, creditor, len(state.active_seats), cause))
+    limit = cfg.end_after_bankruptcies
+    if limit is not None and len(state.eliminated) >= limit and not game_decided(state):
+        end_by_worth(ctx, "short_game")  # H3, H4: the short game ends here, by worth (H6)
+        return
+    for sq in received:
+        if state.owner[sq] == creditor and state.mortgaged_round[sq] >= 0 and not game_decided(state):
+            STEPS.mortgage_fee(ctx, creditor, sq)
+    active = state.active_seats
+    if state.auction is not None and not game_decided(state):  # the bankrupt bidder left an auction
+        reason, seller = state.auction.reason, state.auction.seller
+        settled = auctions.result_if_closed(state.auction)
+        if settled is not None:
+            ctx.emit(settled)
+            after_auction(ctx, settled, reason, seller)
+    if state.vote_deadline >= 0 and not game_decided(state):
+        STEPS.pause_if_agreed(ctx)  # E5: the one who had not answered has left
+    if game_decided(state):
+        if state.config.teams:  # X4: the last team standing wins; the team places are 1 and 2
+            team = active[0] % 2
+            places = tuple(1 if p.seat % 2 == team else 2 for p in state.players)
+            ctx.emit(GameEnded(active[0], places, "last_team", state.game_ms, state.config.clock.scale))
+        else:
+            places = tuple(p.place if p.bankrupt else 1 for p in state.players)
+            ctx.emit(GameEnded(active[0], places, "last_player", state.game_ms, state.config.clock.scale))
+    elif was_current:
+        end_turn(ctx)
+    if state.auction_queue and not state.finished:  # D4
+        auction_returned(ctx)
+
+
+def end_turn(ctx: Ctx) -> None:
+    """End the current turn and start the next active player's (G1)."""
+    state = ctx.state
+    current = state.current
+    ctx.emit(TurnEnded(current))
+    order = state.order
+    players = state.players
+    n = len(order)
+    i = order.index(current)
+    nxt = i + 1
+    while players[order[nxt % n]].bankrupt:
+        nxt += 1
+    new_round = state.round + 1 if nxt >= n else state.round
+    cap = state.config.round_cap
+    if cap is not None and new_round > cap:
+        end_by_worth(ctx, "round_cap")
+        return
+    limit = state.config.time_limit_minutes
+    if limit is not None and state.game_ms >= limit * 60_000:  # H5: the agreed end time has come
+        end_by_worth(ctx, "time_limit")
+        return
+    ctx.emit(TurnStarted(order[nxt % n], new_round))
+    STEPS.expire_mortgages(ctx)
+
+
+def end_by_worth(ctx: Ctx, reason: str) -> None:
+    """H6: the game ends now; places by net worth (ties: turn order)."""
+    state = ctx.state
+    active = state.active_seats
+    ranked = sorted(active, key=lambda s: (-state.net_worth(s), active.index(s)))
+    places = [p.place for p in state.players]
+    for place, seat in enumerate(ranked, start=1):
+        places[seat] = place
+    ctx.emit(GameEnded(ranked[0], tuple(places), reason, state.game_ms, state.config.clock.scale))
+
+
+# -- shared parts of the event appliers ---------------------------------------------------
+
+
+def start_payment_timer(s: TableState) -> None:
+    """D1, E1: a debt (too little cash) or another player's payment gets the debt timer;
+    the current player's affordable payment runs on the turn timer."""
+    due = s.payments[0]
+    if due.debtor != s.current or s.players[due.debtor].cash < due.amount:
+        due.deadline = s.clock + s.config.clock.debt_seconds * 1000
+
+
+def restart_turn_timer(s: TableState) -> None:
+    """Decision: the turn timer starts again when play comes back from other players' decisions."""
+    s.turn_deadline = s.clock + s.config.clock.turn_seconds * 1000
+
+
+def return_card(s: TableState, card_id: int) -> None:
+    """C3: a Get Out of Jail Free card goes back to the bottom of its own deck."""
+    (s.chest if card_id >= CHEST_BASE else s.deck).append(card_id)
+
+
+def nothing(s: TableState, e: Event) -> None:
+    """An event that records what happened; its effects come as the events after it."""

@@ -1,0 +1,93 @@
+"""Buying property (P1) and claiming rent (H2).
+
+Rules owned here: P1 buying at the printed price or declining, which starts an
+auction (A1/A2, `flow.start_auction`); H2 (hasbro house rule) rent due only when
+the owner claims it before the next roll. P2-P4, the rent itself, is
+`flow.rent`, since landing (`flow.land`) charges it; buildings are P5-P10
+(buildings.py).
+"""
+
+from __future__ import annotations
+
+from .commands import BuyProperty, ClaimRent, DeclineProperty
+from .errors import RuleViolation
+from .events import PropertyBought, PurchaseDeclined, PurchaseOffered, RentClaimable, RentClaimed, RentClaimLapsed
+from .flow import ONLY_BUY, ApplyFn, CheckFn, Ctx, EffectFn, active, actor, charge, start_auction
+from .state import BANK, TableState
+
+
+def _check_buy(state: TableState, cmd: BuyProperty) -> None:
+    actor(state, cmd.seat, ONLY_BUY, rule="P1")
+    price = state.config.board.squares[state.offer].price
+    if state.players[cmd.seat].cash < price:
+        raise RuleViolation("P1", f"the price is ${price} and you have ${state.players[cmd.seat].cash}")
+
+
+def _check_decline(state: TableState, cmd: DeclineProperty) -> None:
+    actor(state, cmd.seat, ONLY_BUY, rule="P1")
+
+
+def _check_claim(state: TableState, cmd: ClaimRent) -> None:
+    if state.paused:
+        raise RuleViolation("E5", "the game is paused: confirm you are back")
+    active(state, cmd.seat)
+    if not state.claim or state.claim[1] != cmd.seat:
+        raise RuleViolation("H2", "no rent is yours to claim now")
+
+
+def _do_buy(ctx: Ctx, cmd: BuyProperty) -> None:
+    square = ctx.state.offer
+    ctx.emit(PropertyBought(cmd.seat, square, ctx.state.config.board.squares[square].price))
+
+
+def do_decline(ctx: Ctx, cmd: DeclineProperty) -> None:
+    state = ctx.state
+    square = state.offer
+    ctx.emit(PurchaseDeclined(cmd.seat, square))
+    excluded = cmd.seat if state.config.auction.decliner_excluded else BANK
+    start_auction(ctx, square, "declined", after=cmd.seat, excluded=excluded)
+
+
+def _do_claim(ctx: Ctx, cmd: ClaimRent) -> None:
+    payer, owner, _, amount = ctx.state.claim
+    ctx.emit(RentClaimed(cmd.seat))
+    charge(ctx, payer, owner, amount, "rent")
+
+
+def _ev_offered(s: TableState, e: PurchaseOffered) -> None:
+    s.offer = e.square
+
+
+def _ev_bought(s: TableState, e: PropertyBought) -> None:
+    s.owner[e.square] = e.seat
+    s.players[e.seat].cash -= e.price
+    s.bank_in += e.price
+    s.offer = -1
+
+
+def _ev_declined(s: TableState, e: PurchaseDeclined) -> None:
+    s.offer = -1
+
+
+def _ev_claimable(s: TableState, e: RentClaimable) -> None:
+    s.claim = (e.payer, e.owner, e.square, e.amount)
+
+
+def _ev_claim_closed(s: TableState, e: RentClaimed | RentClaimLapsed) -> None:
+    s.claim = ()
+
+
+COMMANDS: dict[type, tuple[CheckFn, EffectFn]] = {
+    BuyProperty: (_check_buy, _do_buy),
+    DeclineProperty: (_check_decline, do_decline),
+    ClaimRent: (_check_claim, _do_claim),
+}
+
+EVENTS: dict[type, ApplyFn] = {
+    PurchaseOffered: _ev_offered,
+    PropertyBought: _ev_bought,
+    PurchaseDeclined: _ev_declined,
+    RentClaimable: _ev_claimable,
+    RentClaimed: _ev_claim_closed,
+    RentClaimLapsed: _ev_claim_closed,
+}
