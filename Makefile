@@ -25,7 +25,7 @@ RELEASED    := proto/released/monopoly-v1.binpb
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,analytics]'
 	touch $(STAMP)
 
 ## run: the platform (NATS, Postgres, services) with bot tables and a live view; Ctrl-C stops it

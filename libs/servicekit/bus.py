@@ -7,6 +7,9 @@ that publishers, consumers and operators agree on it.
 
 from __future__ import annotations
 
+import os
+from dataclasses import dataclass
+
 import nats
 from faststream.nats import JStream
 from nats.aio.client import Client as NATS
@@ -88,9 +91,43 @@ def match_subject(table_id: str, what: str = "formed") -> str:
     return f"monopoly.match.{table_id}.{what}"
 
 
-def stream_config(spec: JStream = TABLE_EVENTS) -> StreamConfig:
+@dataclass(frozen=True, slots=True)
+class Retention:
+    """How long the table event stream keeps messages (limits policy: the oldest go first).
+
+    The stream is the platform's record for analytics, not its store of truth
+    (Postgres is): past these limits messages age out, and the archiver
+    (`monopoly archive`, analytics.archive) keeps every one of them in Parquet
+    first. `ClockAdvanced` (about a quarter of all events) stays on the stream:
+    the stream is the complete, replayable record of each table, and a replay
+    without the clock would not rebuild the timers (E1-E6); analysts filter it
+    by type, where it costs a few bytes a row.
+    """
+
+    #: TABLE_EVENTS_MAX_AGE_DAYS: days a table event stays on the stream (0: for ever).
+    max_age_days: float = 30.0
+    #: TABLE_EVENTS_MAX_GB: the stream's size cap in GiB (0: none); the oldest go first beyond it.
+    max_gb: float = 50.0
+    #: TABLE_EVENTS_REPLICAS: copies in a NATS cluster (3 in production; 1 for a single server).
+    replicas: int = 1
+    #: SIGNALS_MAX_AGE_DAYS: the signals stream feeds the services' consumers within seconds.
+    signals_max_age_days: float = 7.0
+
+    @staticmethod
+    def from_env(env: dict[str, str] | None = None) -> Retention:
+        e = os.environ if env is None else env
+        d = Retention()
+        return Retention(
+            max_age_days=float(e.get("TABLE_EVENTS_MAX_AGE_DAYS", d.max_age_days)),
+            max_gb=float(e.get("TABLE_EVENTS_MAX_GB", d.max_gb)),
+            replicas=int(e.get("TABLE_EVENTS_REPLICAS", d.replicas)),
+            signals_max_age_days=float(e.get("SIGNALS_MAX_AGE_DAYS", d.signals_max_age_days)),
+        )
+
+
+def stream_config(spec: JStream = TABLE_EVENTS, retention: Retention | None = None) -> StreamConfig:
     cfg = spec.config
-    return StreamConfig(
+    config = StreamConfig(
         name=spec.name,
         description=cfg.description,
         subjects=list(spec.subjects),
@@ -98,6 +135,14 @@ def stream_config(spec: JStream = TABLE_EVENTS) -> StreamConfig:
         storage=cfg.storage,
         duplicate_window=cfg.duplicate_window,
     )
+    r = retention or Retention.from_env()
+    if spec.name == TABLE_EVENTS.name:
+        config.max_age = r.max_age_days * 86400.0 if r.max_age_days > 0 else None
+        config.max_bytes = int(r.max_gb * 2**30) if r.max_gb > 0 else None
+        config.num_replicas = r.replicas
+    elif spec.name == TABLE_SIGNALS.name and r.signals_max_age_days > 0:
+        config.max_age = r.signals_max_age_days * 86400.0
+    return config
 
 
 async def connect(url: str) -> tuple[NATS, JetStreamContext]:
