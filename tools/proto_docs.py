@@ -3,14 +3,194 @@
 tools/gen_proto.py writes a message's comment from `MESSAGE_DOCS`, else the
 dataclass's own docstring; a field's from `FIELD_DOCS`, else its comment in the
 engine's source, else `NAME_DOCS` by field name (a seat, a square, an amount
-mean the same in every event). Units: seats are indexes 0..players-1 (-1: the
-bank, or nobody); squares are board indexes 0..39 counted from Go; money is
-whole dollars in the table's scale (TableConfig.money_scale); times are game
-milliseconds since the table was created (E6).
+mean the same in every event). Units: seats are indexes 0..players-1 in the
+order of `TableCreated.players` (-1: the bank, or nobody); squares are board
+indexes 0..39 counted from Start (B1); money is whole dollars in the table's
+scale (the online board's amounts are the classic ones x10, B2); times are game
+milliseconds since the table was created (E6). Rule IDs are those of RULES.md.
 """
 
 from __future__ import annotations
 
-MESSAGE_DOCS: dict[str, str] = {}
-FIELD_DOCS: dict[tuple[str, str], str] = {}
-NAME_DOCS: dict[str, str] = {}
+SEAT = "Seat index (0-based, the order of TableCreated.players)."
+MONEY = "Dollars, in the table's scale."
+
+NAME_DOCS: dict[str, str] = {
+    "seat": SEAT,
+    "square": "Board square index 0-39, counted from Start (B1).",
+    "squares": "Board square indexes 0-39 (B1).",
+    "amount": MONEY,
+    "price": MONEY,
+    "cost": MONEY,
+    "refund": MONEY,
+    "auction_id": "The table's auction number, 1, 2, 3... (AuctionStarted opens it).",
+    "trade_id": "The table's trade number, 1, 2, 3... (TradeProposed opens it).",
+    "level": "Buildings on the square: 0 none, 1-4 houses, 5 a hotel (P7).",
+    "levels": "Buildings per square: 0 none, 1-4 houses, 5 a hotel (P7).",
+    "proposer": SEAT,
+    "counterparty": SEAT,
+    "owner": "Seat index of the square's owner.",
+    "payer": "Seat index of the player who owes the rent.",
+    "debtor": "Seat index of the player who pays.",
+    "creditor": "Seat index paid, or -1: the bank.",
+    "winner": "Seat index of the winner, or -1: nobody.",
+    "give_cash": "Money the proposer gives. " + MONEY,
+    "take_cash": "Money the proposer receives. " + MONEY,
+    "give_squares": "Squares the proposer gives (B1 indexes).",
+    "take_squares": "Squares the proposer receives (B1 indexes).",
+    "give_cards": "Get Out of Jail Free cards the proposer gives (card ids of C1/C2).",
+    "take_cards": "Get Out of Jail Free cards the proposer receives (card ids of C1/C2).",
+    "owners": "Seat index per square of `squares`, in the same order.",
+    "d1": "First die, 1-6.",
+    "d2": "Second die, 1-6.",
+}
+
+MESSAGE_DOCS: dict[str, str] = {
+    "TableCreated": "The table's first event (seq 1): its rules, seed and players (G10, X1-X6, H1-H6).",
+    "TurnOrderSet": "G1: the turn order, fixed at the start.",
+    "DeckShuffled": "C3, C4: a deck (re)shuffled; the order is the outcome, so a replay never re-draws (G10).",
+    "TurnStarted": "G2: a player's turn begins.",
+    "DiceRolled": "G2, G3, J3: a player's roll of the dice for a move (X6: with the speed die).",
+    "Moved": "G2, B1: a token moved (by the dice, a card C1/C4, the bus or Mr. Monopoly X6, or to jail J1).",
+    "BankPaid": "The bank pays a player: salary (G5, stopped by E3), start bonus (G6), a card (C1, C2, C4).",
+    "PurchaseOffered": "P1: the player landed on an unowned purchasable square and may buy it at list price.",
+    "PropertyBought": "P1: a square bought from the bank at list price.",
+    "PurchaseDeclined": "P1: the purchase was declined (an auction may follow: A1, A2).",
+    "PaymentDue": "A mandatory payment is owed (rent P2-P4, tax, card C1-C4, fine J2, auction A3); "
+    "a PaymentMade follows, or debt resolution (C5, D1).",
+    "PaymentMade": "A payment made: money leaves the debtor (P2-P4 rent, tax, cards, J2 fine, A3 auction, D1).",
+    "CardDrawn": "C1, C2, C4: a card drawn from a deck.",
+    "SentToJail": "J1: a player goes to jail (G7 square, a card, G4 third doubles).",
+    "LeftJail": "J2-J4: a player leaves jail.",
+    "BuildingBuilt": "P5-P7, P9, P10: a house or hotel built on the square.",
+    "BuildingSold": "P8: a building sold back to the bank.",
+    "PropertyMortgaged": "M1: a square mortgaged; the owner receives its mortgage value.",
+    "MortgageLifted": "M2: a mortgage lifted.",
+    "MortgageExpired": "M3: a mortgage not lifted in time; the square goes to auction.",
+    "PlayerBankrupt": "D2-D4, E2, R3: a player is out of the game.",
+    "TurnEnded": "G2: the turn is over.",
+    "GameEnded": "D5, H5, H6: the game is over.",
+    "ClockAdvanced": "E6: the table's clock moved on (a tick of the service's timer); timers E1-E5 run on it. "
+    "About a quarter of all events: analysts mostly filter it out, replays need it.",
+    "TurnTimedOut": "E2: the turn timer ran out; the game plays the rest of the turn by default.",
+    "TimedOut": "E1, E2: a bid, a trade answer or a debt ran out of time; the default follows.",
+    "PauseRequested": "E5: a player asks to pause the game.",
+    "PauseVoted": "E5: a player's vote on the pause.",
+    "PauseRejected": "E5: the pause was refused.",
+    "GamePaused": "E5: every active player agreed; the game clock stops.",
+    "BackConfirmed": "E5: a player says they are back.",
+    "ResumeScheduled": "E5: everyone is back; play resumes after the countdown.",
+    "GameResumed": "E5: play resumes.",
+    "BoardDealt": "X3 (Duel): the purchasable squares dealt out at the start.",
+    "ChoiceOffered": "A decision only the player can make: the bus or triple (X6), or a demolition (C4 Duel).",
+    "BusMoveChosen": "X6: the player chose how far the bus moves.",
+    "SquareChosen": "X6 triple, C4: the square the player chose.",
+    "BuildingDemolished": "C4 (Duel card): a building demolished on an opponent's square.",
+    "MrMonopolyMoved": "X6: after the move, on to the nearest unowned (else opponent's) property.",
+    "DeedsDealt": "H3, H4: deeds dealt at the start of a short game; each player pays `prices` (all 0 when free).",
+    "DiceThrown": "C1: the nearest-utility card's own throw of the dice (not a move, not doubles).",
+    "MortgageFeeDue": "M4: a mortgaged square was received; the receiver pays the fee or lifts it now.",
+    "BuildingsSoldDown": "P8, P10: a hotel sold while the bank lacks the houses: the group goes down evenly.",
+    "TradeCardsOffered": "T2 (hasbro): the Get Out of Jail Free cards of the proposal just made.",
+    "JailCardsTraded": "T2 (hasbro): the cards of an executed trade change hands.",
+    "RentClaimable": "H2: rent the owner may claim until the next player rolls.",
+    "RentClaimed": "H2: the owner claimed the rent in time; a PaymentDue follows.",
+    "RentClaimLapsed": "H2: the next player rolled first: the rent is not owed.",
+    "BuildingPlaced": "P10: a building won at a building auction is put on a square (paid by the bid).",
+    "AuctionStarted": "A1, A2, D4, M3, P10: an auction opens (run by the table, or by the auction service).",
+    "BidPlaced": "A1, A2: a bid.",
+    "BidPassed": "A1, A2: a bidder leaves the auction.",
+    "AuctionSettled": "A1-A3: the auction is over; a PaymentDue for the price follows when there is a winner.",
+    "TradeProposed": "T1-T6: a trade proposed.",
+    "TradeDeclined": "T1-T6: the counterparty refused (or E1: did not answer in time).",
+    "TradeExecuted": "T1-T6: the trade happened: money and squares changed hands.",
+    "CasinoOpened": "K1: the player reached the casino and may bet.",
+    "BetPlaced": "K1, K4: a bet on one to three numbers of a die.",
+    "BetSettled": "K2, K3: the die and the jackpot draw of a bet, and what it paid.",
+    "BetDeclined": "K1: the player did not bet (or E1: did not in time).",
+}
+
+FIELD_DOCS: dict[tuple[str, str], str] = {
+    ("TableCreated", "config"): "The table's TableConfig (rule set, mode, board, amounts, rule switches) as "
+    "canonical JSON (engine.codec); analytics exports also give it as columns (the `tables` table).",
+    ("TableCreated", "seed"): "G10: the seed of the table's random generator.",
+    ("TableCreated", "players"): "Display names, one per seat: index i is seat i.",
+    ("TurnOrderSet", "order"): "G1: seat indexes in turn order.",
+    ("DeckShuffled", "deck"): '"chance" or "chest".',
+    ("DeckShuffled", "cards"): "The new draw pile, top first (card ids of C1/C2/C4).",
+    ("TurnStarted", "round"): "Round number, 1 for the first turn of every player.",
+    ("DiceRolled", "speed"): "X6: the speed die (0: not rolled; 1-3; 4 Mr. Monopoly; 5 Bus).",
+    ("Moved", "from_square"): "Square left (B1 index).",
+    ("Moved", "to_square"): "Square reached (B1 index).",
+    ("BankPaid", "reason"): '"salary" (G5), "start_bonus" (G6) or "card" (C1, C2, C4).',
+    ("PurchaseOffered", "price"): "List price. " + MONEY,
+    ("PropertyBought", "price"): "Price paid (the list price, P1). " + MONEY,
+    ("PaymentDue", "reason"): '"rent" (P2-P4, H2), "tax", "card", "repairs" (cards), "jail_fine" (J2, J4) or '
+    '"auction" (A3).',
+    ("PaymentDue", "then_move"): "J4: the player moves by their roll once this is paid.",
+    ("PaymentDue", "bank_share"): "The part of `amount` that goes to the bank, not the creditor (E4 rent tax, "
+    "X3 lifting cost). " + MONEY,
+    ("PaymentMade", "reason"): 'As PaymentDue.reason: "rent", "tax", "card", "repairs", "jail_fine", "auction".',
+    ("PaymentMade", "bank_share"): "The part of `amount` that went to the bank (E4 rent tax). " + MONEY,
+    ("CardDrawn", "deck"): '"chance" or "chest".',
+    ("CardDrawn", "card"): "The card's id in its deck (C1, C2, C4).",
+    ("SentToJail", "reason"): '"go_to_jail" (G7), "card" or "third_doubles" (G4).',
+    ("LeftJail", "how"): '"fine" (J2), "card" (J2), "doubles" (J3) or "forced_fine" (J4, paid by a PaymentMade '
+    "before).",
+    ("LeftJail", "fine"): "J2: a fine paid to the bank with this event (0: none). " + MONEY,
+    ("BuildingBuilt", "cost"): "Paid to the bank (the square's house cost). " + MONEY,
+    ("BuildingSold", "level"): "Buildings on the square after the sale (P7 levels).",
+    ("BuildingSold", "refund"): "P8: paid by the bank. " + MONEY,
+    ("PropertyMortgaged", "amount"): "M1: the mortgage value paid to the owner. " + MONEY,
+    ("MortgageLifted", "cost"): "M2: paid to the bank. " + MONEY,
+    ("PlayerBankrupt", "creditor"): "D3: the seat that takes over, or -1: the bank (D4).",
+    ("PlayerBankrupt", "place"): "D5: final place, 1 = winner (the last one out gets 2).",
+    ("PlayerBankrupt", "cause"): '"debt" (D2), "surrender" (R3) or "timeout" (E2).',
+    ("GameEnded", "places"): "D5, H6: final place per seat, 1 = winner.",
+    ("GameEnded", "reason"): '"last_player" (D5), "last_team" (X4), "round_cap" (by worth after the round cap), '
+    '"short_game" (H3, H4) or "time_limit" (H5).',
+    ("GameEnded", "game_ms"): "E6: game milliseconds played, pauses excluded.",
+    ("GameEnded", "scale"): "E6: game seconds per real second the table ran at.",
+    ("ClockAdvanced", "now"): "E6: the table's clock, game ms since creation.",
+    ("TurnTimedOut", "missed"): "E2: timed-out turns in a row, this one included (bankrupt at the limit).",
+    ("TimedOut", "what"): '"bid", "trade" or "debt" (E1).',
+    ("PauseVoted", "yes"): "True: agrees to pause.",
+    ("PauseRejected", "reason"): '"vote" (someone said no) or "timeout" (silence is no).',
+    ("ResumeScheduled", "at"): "E5: game ms when play resumes (the countdown's end).",
+    ("GameResumed", "paused_ms"): "E5: game ms the pause lasted (not counted as played).",
+    ("ChoiceOffered", "kind"): '"bus" or "triple" (X6), or "demolish" (C4 Duel).',
+    ("BusMoveChosen", "steps"): "X6: squares the bus moves.",
+    ("BuildingDemolished", "seat"): "Seat index of the player who drew the card.",
+    ("BuildingDemolished", "level"): "Buildings on the square after the demolition (P7 levels).",
+    ("MrMonopolyMoved", "square"): "Square reached (B1 index).",
+    ("DeedsDealt", "prices"): "H3: the price each deed's new owner pays (H4: 0). " + MONEY,
+    ("MortgageFeeDue", "amount"): "M4: the fee (10% of the mortgage value, hasbro). " + MONEY,
+    ("BuildingsSoldDown", "refund"): "P8: paid by the bank for every building sold. " + MONEY,
+    ("RentClaimable", "amount"): "P2-P4: the rent the owner may claim. " + MONEY,
+    ("RentClaimed", "seat"): "Seat index of the owner.",
+    ("BuildingPlaced", "level"): "Buildings on the square after placing (P7 levels).",
+    ("AuctionStarted", "reason"): '"declined" (A1, A2), "bankrupt" (D4), "mortgage_expired" (M3), "owner_sale" '
+    '(X3), "house" or "hotel" (P10 building auctions).',
+    ("AuctionStarted", "bidders"): "Seat indexes who may bid (A1: not the decliner).",
+    ("AuctionStarted", "start_price"): "The first bid's minimum. " + MONEY,
+    ("AuctionStarted", "increment"): "The minimum raise. " + MONEY,
+    ("AuctionStarted", "seller"): "Seat index of the seller (X3 owner sale), or -1: the bank.",
+    ("AuctionStarted", "limits"): "Per bidder (as `bidders`), the most they may bid (their cash, A3). " + MONEY,
+    ("AuctionStarted", "bid_ms"): "E1: game ms each bidder has to bid.",
+    ("BidPlaced", "amount"): "The bid. " + MONEY,
+    ("AuctionSettled", "winner"): "Seat index of the winner, or -1: nobody bid (the square stays the bank's).",
+    ("AuctionSettled", "price"): "The winning bid (0: no winner). " + MONEY,
+    ("CasinoOpened", "cash"): "External casino only: the bettor's cash (the stake must be covered). " + MONEY,
+    ("CasinoOpened", "deadline"): "External casino only: game ms by which the player bets or declines (E1); "
+    "-1: the table runs the casino.",
+    ("BetPlaced", "numbers"): "K1: the die faces bet on (1-6, one to three of them).",
+    ("BetPlaced", "stake"): "K1: paid to the bank. " + MONEY,
+    ("BetPlaced", "pool_add"): "K4: bank money added to the jackpot pool. " + MONEY,
+    ("BetSettled", "numbers"): "K1: the die faces bet on.",
+    ("BetSettled", "die"): "K2: the die, 1-6.",
+    ("BetSettled", "jackpot_hit"): "K3: the independent 1-in-20 jackpot draw hit.",
+    ("BetSettled", "payout"): "K2: paid by the bank, stake included (0: a miss). " + MONEY,
+    ("BetSettled", "jackpot"): "K3: the pool paid out (0: no hit). " + MONEY,
+    ("BetSettled", "draws"): "Generator draws consumed from the table's stream (0 when drawn by the casino service).",
+    ("TradeDeclined", "seat"): "Seat index of the player who refused.",
+}
