@@ -18,7 +18,7 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     )
     export.add_argument("--archive", type=Path, default=None, help="read the Parquet archive in this folder instead")
     export.add_argument("--nats-url", default=None, help="default: $NATS_URL")
-    export.add_argument("--batch", type=int, default=500, help="messages per transaction (default 500)")
+    export.add_argument("--batch", type=int, default=2000, help="messages per transaction (default 2000)")
     export.add_argument("--follow", action="store_true", help="keep exporting new events until interrupted")
     export.add_argument("--no-progress", action="store_true", help="no progress bar")
     export.add_argument("--log-commits", action="store_true", help="print a line per committed batch")

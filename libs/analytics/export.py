@@ -77,7 +77,7 @@ async def export(
     out: Path,
     nats_url: str = "",
     archive: Path | None = None,
-    batch: int = 500,
+    batch: int = 2000,
     follow: bool = False,
     progress: bool = True,
     on_commit: Callable[[int, int], None] | None = None,

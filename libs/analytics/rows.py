@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 import pyarrow as pa
@@ -96,6 +97,7 @@ def _arrow_type(f: FieldDescriptor) -> pa.DataType:
     return pa.list_(scalar) if f.is_repeated else scalar
 
 
+@cache
 def event_types() -> dict[str, Descriptor]:
     """Each event type of the schema this reader knows: its table name -> message descriptor."""
     oneof = events_pb2.EventPayload.DESCRIPTOR.oneofs_by_name["kind"]
