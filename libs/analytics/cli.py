@@ -22,17 +22,20 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     export.add_argument("--follow", action="store_true", help="keep exporting new events until interrupted")
     export.add_argument("--no-progress", action="store_true", help="no progress bar")
     export.add_argument("--log-commits", action="store_true", help="print a line per committed batch")
+    export.set_defaults(handler=run)
 
     archive = sub.add_parser("archive", help="write the table event stream to Parquet files by date (NATS_URL)")
     archive.add_argument("--out", type=Path, default=Path("archive"), help="archive folder (default ./archive)")
     archive.add_argument("--nats-url", default=None, help="default: $NATS_URL")
     archive.add_argument("--follow", action="store_true", help="keep archiving until interrupted")
+    archive.set_defaults(handler=run)
 
     report = sub.add_parser("report", help="plots and an HTML page from an exported DuckDB file")
     report.add_argument(
         "--db", type=Path, default=Path("monopoly.duckdb"), help="DuckDB file (default monopoly.duckdb)"
     )
     report.add_argument("--out", type=Path, default=Path("report"), help="output folder (default ./report)")
+    report.set_defaults(handler=run)
 
 
 def _nats_url(args: argparse.Namespace) -> str:
