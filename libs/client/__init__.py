@@ -14,6 +14,11 @@ On a table whose rules let players act outside their turn (hasbro: P10
 building, T6 trades), the bots of the seats not to act are asked too
 (`any_time`), one command at a time like every other, each carrying the
 seq it was decided on.
+
+A move that fails is never left in a task nobody awaits: an auction, bet or
+trade the table has moved past is the normal case and ends the move quietly;
+any other error is logged (logger "client.bots", with the table, seat and
+seq) and the bots decide again after a short pause.
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +66,8 @@ from monopoly.v1 import (
 from servicekit import auth
 from servicekit.settings import token_secret
 from servicekit.wire import command_to_proto, event_from_proto
+
+log = logging.getLogger("client.bots")
 
 #: How often a bot looks again at a sub-protocol service that has not caught up with the table yet.
 POLL_S = 0.05
@@ -151,6 +159,8 @@ class BotTable:
     refused: int = 0
     #: Calls a sub-protocol service could not take (it was down or restarting); each was tried again.
     unavailable: int = 0
+    #: Moves that failed for a reason the rules do not explain (each logged, then decided again).
+    errors: int = 0
     latencies: list[float] = field(default_factory=list)
     #: Called with (table, event) for every event the replica applies.
     on_event: Callable[[BotTable, Event], None] | None = None
@@ -230,13 +240,13 @@ class BotTable:
                     await self._resync()
                     self._maybe_act()
         finally:
+            self._stopped = True  # first: a decision scheduled meanwhile must not start another move
             if stream is not None:
                 stream.cancel()
             if self._acting is not None:
                 self._acting.cancel()
                 with contextlib.suppress(BaseException):
                     await self._acting
-            self._stopped = True
             if self._play is not None:
                 self._play.cancel()
                 self._play = None
@@ -268,11 +278,29 @@ class BotTable:
         seat = state.actor
         if state.phase is Phase.AUCTION and "auction" in state.config.external:
             assert state.auction is not None
-            self._acting = asyncio.create_task(self._bid_at_service(state.auction.auction_id, state.seq))
+            self._spawn(self._bid_at_service(state.auction.auction_id, state.seq), "a bid", seat, state.seq)
         elif (move := self._any_time_move(state)) is not None:
-            self._acting = asyncio.create_task(self._act_any_time(move, state.seq))
+            self._spawn(self._act_any_time(move, state.seq), type(move).__name__, move.seat, state.seq)
         elif seat in self._bots:
-            self._acting = asyncio.create_task(self._act(self._bots[seat], seat, state.seq))
+            self._spawn(self._act(self._bots[seat], seat, state.seq), "a move", seat, state.seq)
+
+    def _spawn(self, move: Coroutine[Any, Any, None], what: str, seat: int, seq: int) -> None:
+        """Run a bot's move as the one acting task, its errors handled there (`_guarded`)."""
+        self._acting = asyncio.create_task(self._guarded(move, what, seat, seq))
+
+    async def _guarded(self, move: Coroutine[Any, Any, None], what: str, seat: int, seq: int) -> None:
+        """Await a move; an error the rules do not explain is logged with its context, counted, and
+        followed by a pause before the bots decide again (no task is left with an unseen exception)."""
+        try:
+            await move
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            self.errors += 1
+            log.exception("table %s: %s for seat %d at seq %d failed; deciding again", self.table_id, what, seat, seq)
+            await asyncio.sleep(RETRY_S)
+        if not self._stopped:
+            asyncio.get_running_loop().call_soon(self._maybe_act)
 
     def _any_time_move(self, state: TableState) -> Command | None:
         """P10, T6 (hasbro): the first move a bot of a seat not to act wants to make now, if any."""
@@ -437,7 +465,8 @@ class BotTable:
                 await asyncio.sleep(self.think_s)
             local = self.state.copy()
             auction = local.auction
-            assert auction is not None
+            if self._stopped or self.state.seq != seq or auction is None or auction.auction_id != auction_id:
+                return  # settled meanwhile (or the service restarted it): the table's events say what follows
             auction.turn = list(view.bidders).index(seat)
             auction.out = list(view.passed)
             auction.high_bid, auction.high_bidder = view.high_bid, view.high_bidder
