@@ -20,7 +20,7 @@ BUF_VERSION := 1.75.0
 BUF         := build/node/node_modules/.bin/buf
 RELEASED    := proto/released/monopoly-v1.binpb
 
-.PHONY: run demo play test test-unit test-integration lint typecheck compile uncompile bench bench-platform simulate proto proto-check proto-release clean
+.PHONY: run demo play test test-unit test-integration lint typecheck compile uncompile bench bench-platform bench-gateway simulate proto proto-check proto-release clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -97,6 +97,10 @@ bench: $(STAMP) $(if $(filter 1,$(NATIVE)),compile,uncompile)
 ## bench-platform: the table service under load through gRPC, NATS and Postgres
 bench-platform: $(STAMP)
 	$(BIN)/python bench/platform_bench.py
+
+## bench-gateway: the browser gateway: messages/s it answers and pushes/s to watching connections, per core
+bench-gateway: $(STAMP)
+	$(BIN)/python bench/gateway_bench.py
 
 ## simulate: many bot games, summary on stdout
 simulate: $(STAMP)

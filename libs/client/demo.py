@@ -29,6 +29,7 @@ from servicekit.embedded import servers
 from sim.narrate import describe
 
 from . import BotTable, SubProtocolStubs, connect
+from .botseats import BotSeats
 from .matchmaking import MatchmakingClient, Player, SeatTicket
 from .platform import Platform
 from .verify import check_table
@@ -289,12 +290,22 @@ async def run(
     """The platform with `tables` bot tables of `mode` at a time and a live view, until Ctrl-C."""
     with servers(data_dir) as (nats_url, db_url):
         platform = Platform(
-            nats_url, db_url, data_dir, clock_scale, extra_env={"RATING_MIN_REAL_MINUTES": DEMO_RATING_MIN_REAL_MINUTES}
+            nats_url, db_url, data_dir, clock_scale, extra_env={
+                "RATING_MIN_REAL_MINUTES": DEMO_RATING_MIN_REAL_MINUTES,
+                # a person who queued with bot_fill waits 5 s for other people, then bots fill the table
+                "MATCHMAKING_SMALL_TABLE_WAIT_S": "5",
+            },
         )
         await platform.start()
         channel, stub = connect(platform.table_target)
         services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
         mm = MatchmakingClient(platform.target("matchmaking"))
+        # People play in a browser (the gateway's lobby); bots take the seats they leave empty.
+        lobby = platform.lobby_url if "gateway" in platform.processes else ""
+        if lobby:
+            print(f"lobby: {lobby}  (open it in a browser to play against bots)", flush=True)
+        bot_seats = BotSeats(stub, mm.stub, services)
+        bot_seats_task = asyncio.create_task(bot_seats.run())
         rating_channel = grpc.aio.insecure_channel(platform.target("rating"))
         rating = rating_pb2_grpc.RatingServiceStub(rating_channel)
         leaders: list[str] = []
@@ -386,7 +397,7 @@ async def run(
                 f"queue: {queued} players waiting, {len(forming)} tables forming | "
                 f"services {', '.join(platform.processes)} | NATS {nats_url} | tables running {len(running)}, "
                 f"finished {finished} | {(commands - c0) / span:.0f} commands/s, {(events - e0) / span:.0f} events/s"
-                " | Ctrl-C stops"
+                " | Ctrl-C stops" + (f"\nplay in a browser: {lobby}" if lobby else "")
             )
             return Group(
                 Panel(header),
@@ -424,6 +435,8 @@ async def run(
             for task in waiting:
                 task.cancel()
             await asyncio.gather(*waiting, return_exceptions=True)
+            bot_seats.stop()
+            await bot_seats_task
             await mm.close()
             await rating_channel.close()
             await services.close()

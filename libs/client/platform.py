@@ -77,8 +77,9 @@ async def wait_healthy(target: str, proc: asyncio.subprocess.Process, timeout: f
             await asyncio.sleep(0.1)
 
 
-#: The services `Platform` can start, in start order (the table first: the others call it).
-SERVICES = ("table", "auction", "trade", "casino", "rating", "matchmaking")
+#: The services `Platform` can start, in start order (the table first: the others call it; the
+#: gateway, last, calls them all for browsers).
+SERVICES = ("table", "auction", "trade", "casino", "rating", "matchmaking", "gateway")
 
 
 def available_services() -> tuple[str, ...]:
@@ -122,6 +123,11 @@ class Platform:
         for name in SERVICES:
             env[f"{name.upper()}_GRPC_PORT"] = str(ports[name])
             env[f"{name.upper()}_METRICS_PORT"] = str(free_port())
+        # The gateway reaches every service it finds here; browsers reach it over HTTP.
+        self.gateway_http_port = int(self.extra_env.get("GATEWAY_HTTP_PORT") or free_port())
+        env["GATEWAY_HTTP_PORT"] = str(self.gateway_http_port)
+        for name in ("matchmaking", "auction", "trade", "casino"):
+            env[f"{name.upper()}_TARGET"] = f"127.0.0.1:{ports[name]}" if name in self.services else ""
         self.processes = {
             name: ServiceProcess(f"services.{name}.main", env, ports[name], self.data_dir / f"{name}.log")
             for name in SERVICES
@@ -134,6 +140,11 @@ class Platform:
 
     def target(self, service: str) -> str:
         return f"127.0.0.1:{self.processes[service].grpc_port}"
+
+    @property
+    def lobby_url(self) -> str:
+        """Where a browser finds the lobby (the gateway's HTTP server)."""
+        return f"http://127.0.0.1:{self.gateway_http_port}/"
 
     @property
     def table_target(self) -> str:

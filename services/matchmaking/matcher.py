@@ -506,6 +506,9 @@ class Matchmaker:
     async def list_tables(self) -> pb.ListTablesResponse:
         out = pb.ListTablesResponse()
         async with self.pool.acquire() as conn:
+            for mode in QUEUE_MODES:
+                out.waiting[mode] = 0
+            out.waiting.update(await store.waiting_counts(conn))
             for lobby in await store.open_lobbies(conn):
                 out.lobbies.append(await self._lobby_view(conn, lobby["lobby_id"], None))
             for m in await store.live_matches(conn):

@@ -256,6 +256,12 @@ async def set_lobby_status(conn: asyncpg.Connection, lobby_id: str, status: str,
     await conn.execute("UPDATE lobbies SET status = $2, table_id = $3 WHERE lobby_id = $1", lobby_id, status, table_id)
 
 
+async def waiting_counts(conn: asyncpg.Connection) -> dict[str, int]:
+    """Tickets waiting per mode (the lobby shows them by its queues)."""
+    rows = await conn.fetch("SELECT mode, count(*) AS n FROM tickets WHERE status = 'waiting' GROUP BY mode")
+    return {r["mode"]: int(r["n"]) for r in rows}
+
+
 async def open_lobbies(conn: asyncpg.Connection, limit: int = 200) -> list[asyncpg.Record]:
     rows: list[asyncpg.Record] = await conn.fetch(
         "SELECT * FROM lobbies WHERE status = 'open' ORDER BY created_at DESC LIMIT $1",

@@ -203,12 +203,21 @@ class RunningTable(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., mode: _Optional[str] = ..., kind: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., spectator_token: _Optional[str] = ..., rule_card: _Optional[str] = ..., formed_unix_ms: _Optional[int] = ...) -> None: ...
 
 class ListTablesResponse(_message.Message):
-    __slots__ = ("lobbies", "running")
+    __slots__ = ("lobbies", "running", "waiting")
+    class WaitingEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     LOBBIES_FIELD_NUMBER: _ClassVar[int]
     RUNNING_FIELD_NUMBER: _ClassVar[int]
+    WAITING_FIELD_NUMBER: _ClassVar[int]
     lobbies: _containers.RepeatedCompositeFieldContainer[LobbyView]
     running: _containers.RepeatedCompositeFieldContainer[RunningTable]
-    def __init__(self, lobbies: _Optional[_Iterable[_Union[LobbyView, _Mapping]]] = ..., running: _Optional[_Iterable[_Union[RunningTable, _Mapping]]] = ...) -> None: ...
+    waiting: _containers.ScalarMap[str, int]
+    def __init__(self, lobbies: _Optional[_Iterable[_Union[LobbyView, _Mapping]]] = ..., running: _Optional[_Iterable[_Union[RunningTable, _Mapping]]] = ..., waiting: _Optional[_Mapping[str, int]] = ...) -> None: ...
 
 class MatchEvent(_message.Message):
     __slots__ = ("event_id", "type", "match", "winner", "places", "wall_unix_ms")

@@ -100,10 +100,14 @@ def test_ports_probes_and_settings_agree_with_the_code(overlay: str) -> None:
         settings = service_settings(name, env)
         grpc_port, metrics_port = settings.grpc_port, settings.metrics_port
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+        if name == "gateway":  # browsers' HTTP and WebSocket besides its health and metrics
+            assert ports.pop("http") == int(env["GATEWAY_HTTP_PORT"])
         assert ports == {"grpc": grpc_port, "metrics": metrics_port}, name
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
             assert container[probe]["grpc"]["port"] == grpc_port, (name, probe)
-        assert {p["name"]: p["port"] for p in services[name]["spec"]["ports"]} == ports, name
+        served = {p["name"]: p["port"] for p in services[name]["spec"]["ports"]}
+        served.pop("http", None)
+        assert served == ports, name
         assert {grpc_port, metrics_port} <= allowed, name
         assert settings.host == "0.0.0.0"  # reachable from other pods, not only loopback
         assert kit.table_target(env) == f"table:{service_settings('table', {}).grpc_port}"
@@ -117,8 +121,10 @@ def test_ports_probes_and_settings_agree_with_the_code(overlay: str) -> None:
         assert secret_refs["TOKEN_SECRET"] == {"name": "monopoly-token", "key": "TOKEN_SECRET"}
         assert secret_refs["DATABASE_URL"] == {"name": "monopoly-pg-app", "key": "uri"}
         assert deployment["metadata"]["labels"]["app.kubernetes.io/part-of"] == "monopoly"
-        # one instance until scale-out: timers are in memory (deploy/README.md)
-        assert deployment["spec"]["replicas"] == 1 and deployment["spec"]["strategy"]["type"] == "Recreate"
+        if name == "gateway":  # stateless: several replicas, rolled
+            assert deployment["spec"]["replicas"] >= 2 and deployment["spec"]["strategy"]["type"] == "RollingUpdate"
+        else:  # one instance until scale-out: timers are in memory (deploy/README.md)
+            assert deployment["spec"]["replicas"] == 1 and deployment["spec"]["strategy"]["type"] == "Recreate"
         # SIGTERM: 2 s of gRPC grace, the message in hand, the NATS drain; preStop 5 s comes first
         assert pod["terminationGracePeriodSeconds"] >= 30
         assert "memory" in container["resources"]["limits"] and "cpu" in container["resources"]["requests"]

@@ -1,0 +1,194 @@
+"""The gateway's WebSocket protocol: what a browser may send, checked before anything is called.
+
+Every message is one JSON object (text frame) of at most `MAX_MESSAGE_BYTES`,
+with an `op` naming the request and an optional `id` the answer repeats:
+
+    -> {"id": 1, "op": "register", "name": "ada"}
+    <- {"id": 1, "ok": true, "result": {"player_id": "...", "player_token": "..."}}
+    <- {"id": 2, "ok": false, "error": {"code": "FAILED_PRECONDITION", "rule_id": "P1", "message": "..."}}
+
+Pushes carry a `type` instead of an `id`: `queue` (WatchQueue's statuses), `table` (a
+snapshot or the events of one command, the view and the seat's legal commands), `auction`
+(the auction service's view of a running auction), `trades` (open proposals).
+
+The schema is pydantic's (`Request`), the rate limit a token bucket per connection:
+a malformed or refused message is answered with an error on that connection only.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+#: Largest message accepted (bytes of JSON); aiohttp closes a connection above `HARD_LIMIT_BYTES`.
+MAX_MESSAGE_BYTES = 8 * 1024
+HARD_LIMIT_BYTES = 64 * 1024
+#: Per connection: messages per second sustained, and the burst allowed on top.
+RATE_PER_S = 20.0
+BURST = 40
+#: Refused messages in a row (rate or schema) after which the connection is closed (1008).
+MAX_STRIKES = 200
+MODES = ("classic", "speed", "duel", "team", "hasbro")
+
+Token = Annotated[str, Field(min_length=1, max_length=2048, pattern=r"^[A-Za-z0-9_\-.=]+$")]
+Ident = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_\-:.]+$")]
+
+
+class _Op(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    id: int | str | None = Field(default=None)
+
+
+class Register(_Op):
+    op: Literal["register"]
+    name: Annotated[str, Field(min_length=1, max_length=32)]
+
+
+class Lobby(_Op):
+    op: Literal["lobby"]
+    player_token: Token | None = None
+
+
+class Enqueue(_Op):
+    op: Literal["enqueue"]
+    player_token: Token
+    mode: Literal["classic", "speed", "duel", "team", "hasbro"]
+    bot_fill: bool = False
+
+
+class Cancel(_Op):
+    op: Literal["cancel"]
+    player_token: Token
+
+
+class MyMatch(_Op):
+    op: Literal["my_match"]
+    player_token: Token
+
+
+class CustomCreate(_Op):
+    op: Literal["custom_create"]
+    player_token: Token
+    settings: dict[str, int | bool | str | None] = Field(default_factory=dict, max_length=16)
+    seats: Annotated[int, Field(ge=2, le=5)] = 4
+
+
+class CustomJoin(_Op):
+    op: Literal["custom_join"]
+    player_token: Token
+    lobby_id: Ident
+
+
+class CustomStart(_Op):
+    op: Literal["custom_start"]
+    player_token: Token
+    lobby_id: Ident
+    bot_fill: bool = False
+
+
+class Watch(_Op):
+    op: Literal["watch"]
+    table_id: Ident
+    token: Token  # a seat token (plays) or a spectator token (watches)
+    from_seq: Annotated[int, Field(ge=0)] = 0  # the last seq the browser has: the log resumes after it
+
+
+class Unwatch(_Op):
+    op: Literal["unwatch"]
+
+
+class SendCommand(_Op):
+    op: Literal["command"]
+    table_id: Ident
+    seat_token: Token
+    #: An engine command without its seat ({"type": "Build", "square": 3}); checked by engine.codec.
+    command: dict[str, Any] = Field(max_length=12)
+    #: Optional idempotency key: a retry after a reconnect is answered once (by the table).
+    command_id: Annotated[str, Field(max_length=64, pattern=r"^[A-Za-z0-9_\-]*$")] = ""
+
+
+Request = Annotated[
+    Register
+    | Lobby
+    | Enqueue
+    | Cancel
+    | MyMatch
+    | CustomCreate
+    | CustomJoin
+    | CustomStart
+    | Watch
+    | Unwatch
+    | SendCommand,
+    Field(discriminator="op"),
+]
+_REQUEST: TypeAdapter[Any] = TypeAdapter(Request)
+
+
+class GatewayError(Exception):
+    """An answer of `ok: false`: a gRPC status name, a message and the rule ID when a rule refused."""
+
+    def __init__(self, code: str, message: str, rule_id: str = "") -> None:
+        super().__init__(message)
+        self.code, self.message, self.rule_id = code, message, rule_id
+
+    def as_data(self) -> dict[str, str]:
+        return {"code": self.code, "message": self.message, "rule_id": self.rule_id}
+
+
+def parse(text: str | bytes) -> Any:
+    """The request in `text`, or `GatewayError(INVALID_ARGUMENT)` saying what is wrong with it."""
+    if isinstance(text, bytes):
+        raise GatewayError("INVALID_ARGUMENT", "messages are JSON text frames, not binary")
+    if len(text.encode()) > MAX_MESSAGE_BYTES:
+        raise GatewayError("INVALID_ARGUMENT", f"message larger than {MAX_MESSAGE_BYTES} bytes")
+    try:
+        return _REQUEST.validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "message"
+        raise GatewayError("INVALID_ARGUMENT", f"{where}: {first['msg']}") from None
+
+
+def request_id(text: str | bytes) -> int | str | None:
+    """The `id` of a message that failed validation, so its error still answers it (best effort)."""
+    try:
+        data = json.loads(text)
+    except (ValueError, TypeError):
+        return None
+    value = data.get("id") if isinstance(data, dict) else None
+    return value if isinstance(value, (int, str)) and not isinstance(value, bool) and len(str(value)) <= 64 else None
+
+
+class RateLimit:
+    """A token bucket: `rate` messages per second, `burst` at once."""
+
+    def __init__(self, rate: float = RATE_PER_S, burst: int = BURST, clock: Any = time.monotonic) -> None:
+        self.rate, self.burst, self.clock = rate, float(burst), clock
+        self.tokens = float(burst)
+        self.at = clock()
+
+    def take(self) -> bool:
+        now = self.clock()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return True
+        return False
+
+
+__all__ = [
+    "BURST",
+    "HARD_LIMIT_BYTES",
+    "MAX_MESSAGE_BYTES",
+    "MAX_STRIKES",
+    "RATE_PER_S",
+    "GatewayError",
+    "RateLimit",
+    "Request",
+    "parse",
+    "request_id",
+]

@@ -1,0 +1,47 @@
+"""The gateway's settings: the common ones (ports 50057 and 9107 by default: gRPC health and metrics),
+its HTTP port for browsers, where the other services answer, and the per-connection rate limit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from servicekit import settings as kit
+from servicekit.settings import Env, Settings
+
+from . import api
+
+
+def common(env: Env | None = None) -> Settings:
+    """The settings every service has (`servicekit.settings.Settings`), with this service's default ports."""
+    return Settings.from_env("gateway", 50057, 9107, env)
+
+
+@dataclass(frozen=True, slots=True)
+class GatewaySettings:
+    base: Settings
+    #: GATEWAY_HTTP_PORT: the page and the WebSocket (/ws).
+    http_port: int
+    table_target: str
+    matchmaking_target: str
+    #: AUCTION_TARGET, TRADE_TARGET, CASINO_TARGET: empty when the platform runs no such service.
+    auction_target: str
+    trade_target: str
+    casino_target: str
+    #: GATEWAY_RATE_PER_S, GATEWAY_BURST: per connection, messages per second sustained and the burst on top.
+    rate_per_s: float = api.RATE_PER_S
+    burst: int = api.BURST
+
+    @staticmethod
+    def from_env(env: Env | None = None) -> GatewaySettings:
+        e = kit.environ(env)
+        return GatewaySettings(
+            base=common(e),
+            http_port=int(e.get("GATEWAY_HTTP_PORT", "8080")),
+            table_target=kit.table_target(e),
+            matchmaking_target=e.get("MATCHMAKING_TARGET", "127.0.0.1:50056"),
+            auction_target=e.get("AUCTION_TARGET", ""),
+            trade_target=e.get("TRADE_TARGET", ""),
+            casino_target=e.get("CASINO_TARGET", ""),
+            rate_per_s=float(e.get("GATEWAY_RATE_PER_S", str(api.RATE_PER_S))),
+            burst=int(e.get("GATEWAY_BURST", str(api.BURST))),
+        )

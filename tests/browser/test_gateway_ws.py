@@ -1,0 +1,194 @@
+"""The gateway's WebSocket against bad input, on a real platform: every message checked (size, schema,
+rate), malformed ones answered with a clear error on that connection only, the browser never trusted
+with what the table decides; and a reconnect resumes from the last seq it had."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import aiohttp
+import pytest
+
+from client.platform import Platform
+from services.gateway import api
+
+pytestmark = pytest.mark.integration
+TIMEOUT = 60.0
+
+
+class Browser:
+    """A WebSocket client speaking the gateway's protocol: requests by id, pushes kept in order."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse) -> None:
+        self.ws = ws
+        self.next_id = 0
+        self.answers: dict[Any, dict[str, Any]] = {}
+        self.anonymous: list[dict[str, Any]] = []  # answers to messages too broken to have an id
+        self.pushes: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self.reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        async for msg in self.ws:
+            data = json.loads(msg.data)
+            if "type" in data:
+                await self.pushes.put(data)
+            elif data.get("id") is None:
+                self.anonymous.append(data)
+            else:
+                self.answers[data["id"]] = data
+
+    async def send(self, op: str, **fields: Any) -> dict[str, Any]:
+        self.next_id += 1
+        await self.ws.send_str(json.dumps({"id": self.next_id, "op": op, **fields}))
+        return await self.answer(self.next_id)
+
+    async def answer(self, msg_id: Any) -> dict[str, Any]:
+        async with asyncio.timeout(TIMEOUT):
+            while msg_id not in self.answers:
+                await asyncio.sleep(0.01)
+        return self.answers.pop(msg_id)
+
+    async def push(self, kind: str) -> dict[str, Any]:
+        async with asyncio.timeout(TIMEOUT):
+            while True:
+                item = await self.pushes.get()
+                if item["type"] == kind:
+                    return item
+
+
+async def open_browser(session: aiohttp.ClientSession, platform: Platform) -> Browser:
+    return Browser(await session.ws_connect(platform.lobby_url + "ws"))
+
+
+async def seated_player(b: Browser, name: str) -> tuple[str, str, str]:
+    """A guest queued for Speed with bots filling the table: (player token, table id, seat token)."""
+    me = await b.send("register", name=name)
+    assert me["ok"], me
+    token = me["result"]["player_token"]
+    queued = await b.send("enqueue", player_token=token, mode="speed", bot_fill=True)
+    assert queued["ok"], queued
+    while True:
+        status = (await b.push("queue"))["status"]
+        if status["status"] == "matched":
+            return token, status["match"]["table_id"], status["match"]["seat_token"]
+
+
+async def test_malformed_messages_get_clear_errors_and_touch_no_other_session(gateway_platform: Platform) -> None:
+    async with aiohttp.ClientSession() as session:
+        bad, good = await open_browser(session, gateway_platform), await open_browser(session, gateway_platform)
+        await bad.ws.send_str("{not json")
+        await bad.ws.send_bytes(b"\x00\x01")
+        await bad.ws.send_str(json.dumps({"id": 7, "op": "register", "name": "x" * (api.MAX_MESSAGE_BYTES + 1)}))
+        await bad.ws.send_str(json.dumps({"id": 8, "op": "launch_missiles"}))
+        await bad.ws.send_str(json.dumps({"id": 9, "op": "register", "name": "ok", "admin": True}))
+        await bad.ws.send_str(json.dumps({"id": 10, "op": "enqueue", "player_token": "t", "mode": "chess"}))
+        await bad.ws.send_str(json.dumps({"id": 11, "op": "watch", "table_id": "../../etc", "token": "t"}))
+        for msg_id, says in ((7, "larger than"), (8, "op"), (9, "admin"), (10, "mode"), (11, "table_id")):
+            answer = await bad.answer(msg_id)
+            assert not answer["ok"] and answer["error"]["code"] == "INVALID_ARGUMENT", answer
+            assert says in answer["error"]["message"], answer
+        async with asyncio.timeout(TIMEOUT):
+            while len(bad.anonymous) < 2:
+                await asyncio.sleep(0.01)
+        assert {a["error"]["code"] for a in bad.anonymous} == {"INVALID_ARGUMENT"}
+        assert any("binary" in a["error"]["message"] for a in bad.anonymous)
+        # The connection that sent all that is still served, and so is everybody else.
+        assert (await bad.send("register", name="still-here"))["ok"]
+        assert (await good.send("register", name="other"))["ok"]
+        await bad.ws.close()
+        await good.ws.close()
+
+
+async def test_a_flood_is_rate_limited_and_a_persistent_abuser_alone_is_disconnected(
+    gateway_platform: Platform,
+) -> None:
+    async with aiohttp.ClientSession() as session:
+        flood, other = await open_browser(session, gateway_platform), await open_browser(session, gateway_platform)
+        ids = list(range(1000, 1000 + 3 * api.BURST))
+        for i in ids:
+            await flood.ws.send_str(json.dumps({"id": i, "op": "lobby"}))
+        answers = [await flood.answer(i) for i in ids]
+        limited = [a for a in answers if not a["ok"] and a["error"]["code"] == "RESOURCE_EXHAUSTED"]
+        assert limited and len(limited) <= len(ids) - api.BURST, len(limited)
+        assert all(a["ok"] for a in answers[: api.BURST // 2])  # the burst itself is served
+        await asyncio.sleep(1.0)  # the bucket refills: the same connection is served again
+        assert (await flood.send("lobby"))["ok"]
+        # Refused message after refused message: that connection is closed (1008), no other.
+        for _ in range(api.MAX_STRIKES + api.BURST):
+            if flood.ws.closed:
+                break
+            with_error = flood.ws.send_str("garbage")
+            try:
+                await with_error
+            except ConnectionResetError:
+                break
+        async with asyncio.timeout(TIMEOUT):
+            await flood.reader
+        assert flood.ws.close_code == 1008
+        assert (await other.send("lobby"))["ok"]
+        await other.ws.close()
+
+
+async def test_the_browser_is_never_trusted_with_what_the_table_decides(gateway_platform: Platform) -> None:
+    async with aiohttp.ClientSession() as session:
+        b = await open_browser(session, gateway_platform)
+        player_token, table_id, seat_token = await seated_player(b, "mallory")
+        watched = await b.send("watch", table_id=table_id, token=seat_token)
+        assert watched["ok"] and watched["result"]["role"] == "player"
+        seat = watched["result"]["seat"]
+
+        async def command(token: str, body: dict[str, Any]) -> dict[str, Any]:
+            return await b.send("command", table_id=table_id, seat_token=token, command=body)
+
+        # Naming a seat, even one's own, is refused: the seat is the token's.
+        named = await command(seat_token, {"type": "Roll", "seat": (seat + 1) % 4})
+        assert named["error"]["code"] == "INVALID_ARGUMENT" and "seat token" in named["error"]["message"]
+        # The platform's own commands are not a browser's to send.
+        for system in ({"type": "ExecuteTrade", "trade_id": 1}, {"type": "Tick", "now": 10**9}):
+            refused = await command(seat_token, system)
+            assert refused["error"]["code"] == "INVALID_ARGUMENT", refused
+        wrong = await command(seat_token, {"type": "Build", "square": "three"})
+        assert wrong["error"]["code"] == "INVALID_ARGUMENT" and "Build" in wrong["error"]["message"]
+        # Tokens: a forged one, a player token (not a seat's), another table's.
+        forged = await command(seat_token[:-4] + "AAAA", {"type": "Roll"})
+        assert forged["error"]["code"] == "UNAUTHENTICATED"
+        assert (await command(player_token, {"type": "Roll"}))["error"]["code"] == "PERMISSION_DENIED"
+        other = await b.send("command", table_id="0000000000000000", seat_token=seat_token, command={"type": "Roll"})
+        assert other["error"]["code"] == "PERMISSION_DENIED"
+        # A well-formed command the rules refuse: the table says no, with the rule, and nothing changes.
+        # Buying with no offer open is never legal at the start (P1), whoever is to act.
+        before = (await b.push("table"))["view"]["seq"]
+        buy = await command(seat_token, {"type": "BuyProperty"})
+        assert not buy["ok"] and buy["error"]["code"] == "FAILED_PRECONDITION", buy
+        assert buy["error"]["rule_id"] in ("P1", "G2"), buy
+        assert buy["error"]["rule_id"] in buy["error"]["message"]
+        assert before >= 1
+        await b.ws.close()
+
+
+async def test_a_reconnect_resumes_from_the_last_seq(gateway_platform: Platform) -> None:
+    async with aiohttp.ClientSession() as session:
+        first = await open_browser(session, gateway_platform)
+        _, table_id, seat_token = await seated_player(first, "resumer")
+        assert (await first.send("watch", table_id=table_id, token=seat_token))["ok"]
+        snapshot = await first.push("table")
+        assert snapshot["snapshot"] and len(snapshot["board"]) == 40
+        seen = snapshot["view"]["seq"]
+        while seen < snapshot["view"]["seq"] + 20:  # the bots move on; the browser keeps up to here
+            update = await first.push("table")
+            seen = update["view"]["seq"]
+        await first.ws.close()  # the connection drops, the table moves on meanwhile...
+        lookout = await open_browser(session, gateway_platform)
+        assert (await lookout.send("watch", table_id=table_id, token=seat_token))["ok"]
+        while (await lookout.push("table"))["view"]["seq"] < seen + 5:
+            pass
+        again = await open_browser(session, gateway_platform)  # ...and the browser comes back (any replica)
+        assert (await again.send("watch", table_id=table_id, token=seat_token, from_seq=seen))["ok"]
+        resumed = await again.push("table")
+        assert resumed["snapshot"]
+        missed = [e["seq"] for e in resumed["events"]]
+        assert missed and missed == list(range(seen + 1, resumed["view"]["seq"] + 1)), (seen, missed[:5])
+        await again.ws.close()
+        await lookout.ws.close()

@@ -1,0 +1,94 @@
+"""The gateway's pure parts: the protocol's checks (api), the commands a browser may send and what
+it is shown of a table (views)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine import BuyProperty, Roll, apply, classic, legal_commands, new_game
+from services.gateway import api, views
+from services.gateway.handlers import parse_command
+
+
+def error_of(text: str | bytes) -> api.GatewayError:
+    with pytest.raises(api.GatewayError) as caught:
+        api.parse(text)
+    return caught.value
+
+
+def test_requests_are_parsed_by_op_and_anything_else_is_invalid_argument() -> None:
+    register = api.parse(json.dumps({"id": 3, "op": "register", "name": "ada"}))
+    assert isinstance(register, api.Register) and register.name == "ada" and register.id == 3
+    for text, says in (
+        ("[1, 2]", "message"),
+        ("{", "json"),
+        (json.dumps({"op": "nope"}), "op"),
+        (json.dumps({"op": "register"}), "name"),
+        (json.dumps({"op": "register", "name": "a", "extra": 1}), "extra"),
+        (json.dumps({"op": "enqueue", "player_token": "a.b", "mode": "chess"}), "mode"),
+        (json.dumps({"op": "enqueue", "player_token": "a b", "mode": "speed"}), "player_token"),
+        (json.dumps({"op": "watch", "table_id": "t", "token": "a.b", "from_seq": -1}), "from_seq"),
+        (json.dumps({"op": "custom_create", "player_token": "a.b", "seats": 9}), "seats"),
+    ):
+        error = error_of(text)
+        assert error.code == "INVALID_ARGUMENT" and says in error.message.lower(), (text, error.message)
+    assert "binary" in error_of(b"{}").message
+    assert "larger" in error_of(json.dumps({"op": "register", "name": "x" * api.MAX_MESSAGE_BYTES})).message
+
+
+def test_an_unreadable_message_is_answered_by_its_id_when_it_has_one() -> None:
+    assert api.request_id(json.dumps({"id": 5, "op": "?"})) == 5
+    assert api.request_id("{garbage") is None
+    assert api.request_id(json.dumps({"id": True})) is None
+
+
+def test_the_rate_limit_allows_a_burst_then_the_sustained_rate() -> None:
+    now = [0.0]
+    limit = api.RateLimit(rate=10, burst=5, clock=lambda: now[0])
+    assert [limit.take() for _ in range(6)] == [True] * 5 + [False]
+    now[0] += 0.1  # one token back
+    assert limit.take() and not limit.take()
+    now[0] += 100
+    assert sum(limit.take() for _ in range(10)) == 5  # never more than the burst
+
+
+def test_a_command_takes_the_seat_of_the_token_and_only_player_commands_pass() -> None:
+    assert parse_command({"type": "Roll"}, 2) == Roll(2)
+    for data, says in (
+        ({"type": "Roll", "seat": 2}, "seat token"),
+        ({"type": "Tick", "now": 5}, "not a player command"),
+        ({"type": "SettleAuction"}, "not a player command"),
+        ({"type": "Build", "square": "3"}, "Build"),
+        ({"type": "Build", "square": 3, "level": 1}, "level"),
+        ({"type": "PlaceBet", "numbers": list(range(50))}, "at most"),
+        ({"type": "Bid", "amount": 10**12}, "range"),
+    ):
+        with pytest.raises(api.GatewayError) as caught:
+            parse_command(data, 0)
+        assert caught.value.code == "INVALID_ARGUMENT" and says in caught.value.message, data
+
+
+def test_the_view_offers_the_actor_its_legal_commands_and_a_spectator_none() -> None:
+    state, _ = new_game(classic(), ["a", "b", "c"], seed=4)
+    actor = state.actor
+    offered = views.legal(state, actor)
+    assert {"type": "Roll"} in offered  # G2: the turn starts with a roll
+    assert {"type": "ProposeTrade"} in offered  # T1: before rolling the current player may propose
+    assert all("seat" not in c for c in offered)
+    assert views.legal(state, -1) == []
+    other = (actor + 1) % 3
+    assert {"type": "Roll"} not in views.legal(state, other)
+    view = views.table_view(state)
+    assert view["actor"] == actor and len(view["players"]) == 3 and len(view["owner"]) == 40
+    assert len(views.board(state)) == 40
+    # Play to a purchase offer: the buttons are the engine's legal commands there (P1).
+    for _ in range(200):
+        if state.phase.value == "buy":
+            break
+        apply(state, legal_commands(state, state.actor)[0])
+    assert state.phase.value == "buy"
+    types = {c["type"] for c in views.legal(state, state.actor)}
+    assert {"BuyProperty", "DeclineProperty"} <= types
+    assert BuyProperty.__name__ in views.PLAYER_COMMANDS and "ExecuteTrade" not in views.PLAYER_COMMANDS
