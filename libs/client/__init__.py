@@ -65,7 +65,7 @@ from monopoly.v1 import (
 )
 from servicekit import auth
 from servicekit.settings import token_secret
-from servicekit.wire import command_to_proto, event_from_proto
+from servicekit.wire import command_to_proto, event_from_proto, trade_terms
 
 log = logging.getLogger("client.bots")
 
@@ -534,15 +534,7 @@ class BotTable:
         assert stub is not None and self.state is not None
         state = self.state
         state.proposals += 1  # T1, as the trade service counts it
-        terms = trade_pb2.TradeTerms(
-            counterparty=command.counterparty,
-            give_cash=command.give_cash,
-            give_squares=list(command.give_squares),
-            take_cash=command.take_cash,
-            take_squares=list(command.take_squares),
-            give_cards=list(command.give_cards),
-            take_cards=list(command.take_cards),
-        )
+        terms = trade_terms(command)
         proposal = trade_pb2.ProposeTradeRequest(
             table_id=self.table_id, seat=command.seat, seat_token=self.tokens[command.seat], terms=terms
         )

@@ -15,8 +15,8 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from engine import COMMAND_TYPES, EVENT_TYPES, Command, Event, codec
-from monopoly.v1 import commands_pb2, common_pb2, events_pb2
+from engine import COMMAND_TYPES, EVENT_TYPES, Command, Event, ProposeTrade, codec
+from monopoly.v1 import commands_pb2, common_pb2, events_pb2, trade_pb2
 
 from .errors import BadRequest
 
@@ -132,4 +132,17 @@ def envelope(table_id: str, seq: int, event: Event, game_ms: int, scale: int, wa
         occurred_at=common_pb2.OccurredAt(game_ms=game_ms, clock_scale=scale, wall_unix_ms=wall_ms),
         schema_version=SCHEMA_VERSION,
         payload=event_to_proto(event),
+    )
+
+
+def trade_terms(command: ProposeTrade) -> trade_pb2.TradeTerms:
+    """The terms of a proposal as the trade service takes them (`ProposeTradeRequest.terms`)."""
+    return trade_pb2.TradeTerms(
+        counterparty=command.counterparty,
+        give_cash=command.give_cash,
+        give_squares=list(command.give_squares),
+        take_cash=command.take_cash,
+        take_squares=list(command.take_squares),
+        give_cards=list(command.give_cards),
+        take_cards=list(command.take_cards),
     )

@@ -57,7 +57,7 @@ from monopoly.v1 import (
 )
 from servicekit import auth
 from servicekit.errors import Unauthenticated
-from servicekit.wire import command_to_proto, event_from_proto
+from servicekit.wire import command_to_proto, event_from_proto, trade_terms
 
 from . import api, views
 
@@ -345,15 +345,7 @@ class Session:
         trade_move = isinstance(command, (ProposeTrade, AcceptTrade, DeclineTrade))
         if trade_move and b.trade is not None and at("trade", b.trade):
             if isinstance(command, ProposeTrade):
-                terms = trade_pb2.TradeTerms(
-                    counterparty=command.counterparty,
-                    give_cash=command.give_cash,
-                    give_squares=list(command.give_squares),
-                    take_cash=command.take_cash,
-                    take_squares=list(command.take_squares),
-                    give_cards=list(command.give_cards),
-                    take_cards=list(command.take_cards),
-                )
+                terms = trade_terms(command)
                 proposal = trade_pb2.ProposeTradeRequest(
                     table_id=table_id, seat=command.seat, seat_token=token, terms=terms
                 )

@@ -105,7 +105,8 @@ async def play_to_the_end(page: Any, artifacts: Path) -> dict[str, Any]:
                 continue
             acted = await fill(page, "#trade-take-cash", str(price * 3 // 4)) and await click(page, "#propose")
             done["proposed"] += acted
-        elif "DeclineProperty" in s["cmds"] and not done["declined"]:
+        elif "DeclineProperty" in s["cmds"] and not done["bids"] and done["declined"] < 4:
+            # Into an auction (A1); again if the bots settled the last one before the person's turn to bid.
             acted = await click(page, 'button.cmd[data-type="DeclineProperty"]')
             done["declined"] += acted
         elif "BuyProperty" in s["cmds"]:
@@ -180,7 +181,7 @@ async def test_a_person_plays_a_game_against_bots_and_a_spectator_sees_it(
             await watcher.wait_for_selector("body[data-finished='1']", timeout=30_000)
 
             # What the person did, by clicking, and what the table made of it.
-            assert did["declined"] == 1, did
+            assert did["declined"] >= 1, did
             assert did["bought"] >= 1, did
             assert did["bids"] >= 1, did
             assert any(r.split("|")[0] for r in did["refusals"]), did  # shown with its rule ID
