@@ -38,7 +38,7 @@ from faststream.nats import JStream
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
-from prometheus_client import Counter
+from prometheus_client import Counter, Gauge
 
 from .errors import unreachable
 
@@ -68,6 +68,15 @@ IDLE_FETCHES = Counter(
     "Fetches that found no message within their timeout, by durable consumer",
     ["consumer"],
 )
+
+PENDING = Gauge(
+    "consumer_pending_messages", "Messages of the stream not yet delivered to the durable consumer", ["consumer"]
+)
+ACK_PENDING = Gauge(
+    "consumer_ack_pending_messages", "Messages delivered to the durable consumer, not acked", ["consumer"]
+)
+#: Seconds between two readings of each consumer's info from JetStream (its lag).
+LAG_EVERY_S = 5.0
 
 Handler = Callable[[bytes], Awaitable[None]]
 
@@ -112,6 +121,21 @@ class Consumers:
             sub = await js.pull_subscribe(c.subjects[0], durable=c.durable, stream=c.stream.name, config=config)
             self._subscriptions.append(sub)
             self._tasks.append(asyncio.create_task(self._run(c, sub), name=f"consumer-{c.durable}"))
+        if self.consumers:
+            self._tasks.append(asyncio.create_task(self._measure_lag(), name="consumer-lag"))
+
+    async def _measure_lag(self) -> None:
+        """Each durable's lag as JetStream counts it, every LAG_EVERY_S (NATS away: the last figures stay)."""
+        while not self._stopping:
+            for c, sub in zip(self.consumers, self._subscriptions, strict=False):
+                try:
+                    info = await sub.consumer_info()
+                except Exception:
+                    log.debug("%s: consumer info not read", c.durable, exc_info=True)
+                    continue
+                PENDING.labels(c.durable).set(info.num_pending or 0)
+                ACK_PENDING.labels(c.durable).set(info.num_ack_pending or 0)
+            await asyncio.sleep(LAG_EVERY_S)
 
     async def stop(self) -> None:
         """Stop fetching; a message being handled is finished (and acked) first."""

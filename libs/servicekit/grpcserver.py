@@ -44,6 +44,7 @@ from .errors import (
     Unavailable,
     unreachable,
 )
+from .grpcmetrics import CallMetrics
 
 log = logging.getLogger(__name__)
 
@@ -274,7 +275,8 @@ async def start_server(
     """
     secret = token_secret if token_secret is not None else settings.token_secret()
     server = grpc.aio.server(
-        interceptors=[ErrorMapping(), TokenVerification(secret)],  # the first wraps the second
+        # each wraps the next: calls counted by the status the error mapping chose
+        interceptors=[CallMetrics(), ErrorMapping(), TokenVerification(secret)],
         options=[("grpc.so_reuseport", 0)],
     )
     for add in register:

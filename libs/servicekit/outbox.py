@@ -32,6 +32,11 @@ ACK_TIMEOUT_S = 5.0
 PUBLISHED = Counter("outbox_published_messages_total", "Outbox messages acked by JetStream", ["service"])
 DUPLICATES = Counter("outbox_duplicate_messages_total", "Outbox messages JetStream already had", ["service"])
 PENDING = Gauge("outbox_pending_messages", "Outbox rows not yet published", ["service"])
+OLDEST_AGE = Gauge(
+    "outbox_oldest_pending_age_seconds", "Age of the oldest outbox row not yet published (0: none)", ["service"]
+)
+#: Seconds between two measurements of the backlog (one small query).
+MEASURE_EVERY_S = 2.0
 
 
 class Relay:
@@ -49,6 +54,17 @@ class Relay:
         self._wake.set()
 
     async def run(self) -> None:
+        # Measured in a task of its own: a publish waiting on an absent JetStream must not freeze the figures
+        # that show it (outbox_oldest_pending_age_seconds is what the OutboxRelayStalled alert reads).
+        measuring = asyncio.create_task(self._measure(), name=f"outbox-measure-{self.service}")
+        try:
+            await self._relay()
+        finally:
+            measuring.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await measuring
+
+    async def _relay(self) -> None:
         delay = RETRY_FIRST_S
         while not self._stopped:
             try:
@@ -67,6 +83,21 @@ class Relay:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout=0.5)
 
+    async def _measure(self) -> None:
+        """The backlog and the age of its oldest row, every MEASURE_EVERY_S."""
+        while not self._stopped:
+            try:
+                async with self.pool.acquire() as conn:
+                    row = await conn.fetchrow(
+                        "SELECT count(*) AS n, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0) AS age"
+                        " FROM outbox"
+                    )
+                PENDING.labels(self.service).set(row["n"])
+                OLDEST_AGE.labels(self.service).set(max(0.0, float(row["age"])))
+            except Exception:  # Postgres away: the figures stay as last seen; the relay logs the outage
+                log.debug("outbox backlog not measured", exc_info=True)
+            await asyncio.sleep(MEASURE_EVERY_S)
+
     def stop(self) -> None:
         self._stopped = True
         self._wake.set()
@@ -74,7 +105,6 @@ class Relay:
     async def publish_once(self) -> int:
         async with self.pool.acquire() as conn:
             rows = await conn.fetch("SELECT id, subject, msg_id, payload FROM outbox ORDER BY id LIMIT $1", self.batch)
-            PENDING.labels(self.service).set(len(rows))
             if not rows:
                 return 0
             # Sent in id order, so one subject's messages never overtake each other; acks awaited together.

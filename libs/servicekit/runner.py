@@ -30,7 +30,7 @@ import asyncpg
 import grpc
 from nats.js import JetStreamContext
 
-from . import bus, db, grpcserver, health, idempotency, lifecycle, metrics
+from . import bus, db, grpcserver, health, idempotency, lifecycle, logs, metrics
 from .consumers import Consumers
 from .grpcserver import Registration
 from .outbox import Relay
@@ -133,7 +133,10 @@ async def serve(spec: ServiceSpec[AppT], ready: asyncio.Event | None = None, sto
 
 
 def run_service(spec: ServiceSpec[AppT]) -> None:
-    """A service's `main`: logging, one event loop, `serve` until a signal."""
+    """A service's `main`: logging (LOG_FORMAT, LOG_LEVEL; the token key and the database password
+    scrubbed from every line), one event loop, `serve` until a signal."""
+    s = spec.settings
+    logs.configure(spec.name, [s.token_secret, logs.database_password(s.database_url)])
     lifecycle.run(lambda: serve(spec))
 
 

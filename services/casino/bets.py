@@ -38,8 +38,9 @@ log = logging.getLogger("casino")
 CONSUMER = "casino-table-signals"
 
 BETS = Counter("casino_bets_total", "Bets closed, by outcome", ["outcome"])  # won | lost | jackpot | declined | timeout
-POOL = Gauge("casino_pool_total", "Sum of every table's jackpot pool (K4)")
-PAYOUTS = Counter("casino_payouts_total", "Money paid to bettors, by kind", ["kind"])  # payout (K2) | jackpot (K3)
+POOL = Gauge("casino_jackpot_pool_dollars", "Sum of every table's jackpot pool (K4)")
+# payout (K2) | jackpot (K3)
+PAYOUTS = Counter("casino_payouts_dollars_total", "Money paid to bettors, by kind", ["kind"])
 
 
 def wall_ms() -> int:

@@ -32,7 +32,7 @@ from typing import Any
 
 import asyncpg
 import grpc
-from prometheus_client import Counter, Gauge
+from prometheus_client import Counter, Gauge, Histogram
 
 from engine import RuleViolation, codec
 from engine.config import HOST_SETTINGS, preset, rule_card
@@ -48,6 +48,13 @@ log = logging.getLogger("matchmaking")
 
 FORMED = Counter("matchmaking_matches_formed_total", "Tables formed, by mode and kind", ["mode", "kind"])
 WAITING = Gauge("matchmaking_waiting_tickets", "Tickets waiting, by mode", ["mode"])
+OLDEST_WAIT = Gauge("matchmaking_oldest_wait_seconds", "How long the longest-waiting ticket has waited", ["mode"])
+WAIT_SECONDS = Histogram(
+    "matchmaking_wait_seconds",
+    "How long each seated ticket waited for its table",
+    ["mode"],
+    buckets=(1, 2, 5, 10, 20, 30, 45, 60, 90, 120, 300, 600),
+)
 ERRORS = Counter("matchmaking_matcher_errors_total", "Matcher passes that failed")
 RECONCILED = Counter("matchmaking_matches_reconciled_total", "Live matches finished because their table had ended")
 #: How often live matches are checked against their tables (and once at start).
@@ -307,6 +314,7 @@ class Matchmaker:
             async with self.pool.acquire() as conn, conn.transaction():
                 rows = await store.lock_waiting(conn, mode)
                 WAITING.labels(mode).set(len(rows))
+                OLDEST_WAIT.labels(mode).set(max((float(r["waited_s"]) for r in rows), default=0.0))
                 if not rows:
                     continue
                 for p in plan(mode, await self._tickets(conn, rows), self.rules):
@@ -345,6 +353,8 @@ class Matchmaker:
             log.exception("table %s was created but not recorded; its tickets wait on", table_id)
             return False
         FORMED.labels(p.mode, "queue").inc()
+        for ticket in p.tickets:
+            WAIT_SECONDS.labels(p.mode).observe(ticket.waited_s)
         log.info("formed %s table %s: %s", p.mode, table_id, ", ".join(s.name for s in p.seats))
         return True
 

@@ -10,11 +10,14 @@ import asyncio
 import gc
 from pathlib import Path
 
+from prometheus_client import REGISTRY
+
 from servicekit.runner import Runtime, ServiceSpec, run_service
 
 from . import verify
 from .api import SERVICE_NAME, TableService, register
 from .handlers import build_consumers
+from .observe import TablesCollector
 from .settings import TableSettings
 from .tables import Tables
 
@@ -28,9 +31,12 @@ def spec(settings: TableSettings) -> ServiceSpec[Tables]:
         return tables
 
     background: list[asyncio.Task[None]] = []
+    collectors: list[TablesCollector] = []
 
     async def start(tables: Tables) -> str:
         resumed = await tables.recover()
+        collectors.append(TablesCollector(tables))  # table_tables, table_deadline_overdue_seconds
+        REGISTRY.register(collectors[-1])
         # Gaps, replay mismatches and ledger imbalance are logged and counted before a player meets them.
         background.append(asyncio.create_task(verify.periodically(tables.pool), name="verify"))
         return f"{resumed} tables resumed"
@@ -38,6 +44,8 @@ def spec(settings: TableSettings) -> ServiceSpec[Tables]:
     async def stop(tables: Tables) -> None:
         for task in background:
             task.cancel()
+        for collector in collectors:
+            REGISTRY.unregister(collector)
         await tables.stop()
 
     return ServiceSpec(

@@ -42,7 +42,7 @@ from engine import (
 )
 from engine.config import PRESET_SETTINGS, rule_card
 from monopoly.v1 import common_pb2, table_pb2
-from servicekit import auth, bus, signals, validate
+from servicekit import auth, bus, logs, signals, validate
 from servicekit.errors import BadRequest, Corrupt, Forbidden, NotFound, Unavailable, unreachable
 from servicekit.wire import envelope
 
@@ -55,6 +55,11 @@ COMMAND_SECONDS = Histogram(
     "table_command_seconds",
     "SubmitCommand latency, decided and committed",
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
+)
+COMMIT_SECONDS = Histogram(
+    "table_commit_seconds",
+    "A command's Postgres transaction: events, progress, answer and outbox rows",
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0),
 )
 EVENTS = Counter("table_events_total", "Events committed")
 ACTIVE_TABLES = Gauge("table_active_tables", "Tables loaded and not finished")
@@ -140,8 +145,10 @@ class TableActor:
         self.watchers.discard(q)
 
     async def _run(self) -> None:
+        logs.bind(table_id=self.table_id)  # this task's lines name the table (servicekit.logs)
         while (item := await self.queue.get()) is not None:
             done = item.done
+            logs.bind(seq=self.state.seq + 1, trace=item.command_id)
             if done is not None and done.done():  # its caller left (a deadline, a closed stream): not applied
                 continue
             try:
@@ -258,6 +265,7 @@ class TableActor:
             self.unsure = True  # nothing was sent; the next command first waits for Postgres
             raise Unavailable(f"the table could not be saved ({type(exc).__name__}); nothing changed") from exc
         lost: BaseException | None = None
+        committing = time.perf_counter()
         try:
             await store.append(
                 conn,
@@ -277,6 +285,8 @@ class TableActor:
             lost = exc
         finally:
             await self.tables.pool.release(conn)
+        if lost is None:
+            COMMIT_SECONDS.observe(time.perf_counter() - committing)
         if lost is not None:
             await self.tables.pool.expire_connections()  # the others are likely dead too: reconnect, not reuse
         if lost is not None:
