@@ -20,7 +20,7 @@ BUF_VERSION := 1.75.0
 BUF         := build/node/node_modules/.bin/buf
 RELEASED    := proto/released/monopoly-v1.binpb
 
-.PHONY: run demo play test test-unit test-integration lint typecheck compile uncompile bench bench-platform bench-gateway simulate proto proto-check proto-release clean
+.PHONY: run demo play test test-unit test-integration lint typecheck compile uncompile bench bench-platform bench-gateway simulate proto proto-check proto-release deploy-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,6 +60,12 @@ typecheck: $(STAMP)
 
 $(BUF):
 	npm install --no-save --no-audit --no-fund --silent --prefix build/node @bufbuild/buf@$(BUF_VERSION)
+
+## deploy-check: deploy/ checked: manifests rendered (kubectl kustomize) and validated, alert rules through
+## promtool check/test (Debian's prometheus package), dashboards read only metrics the services export
+deploy-check: $(STAMP)
+	$(BIN)/python -m pytest -q tests/unit/platform/test_deploy.py tests/unit/platform/test_promtool.py \
+		tests/unit/platform/test_observability.py tests/unit/platform/test_compose.py
 
 ## proto-check: buf lint, and buf breaking against the released schema (proto/released/)
 proto-check: $(BUF)

@@ -12,6 +12,8 @@ from servicekit import settings as kit
 from servicekit.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[3]
+#: What compose runs besides the platform's services.
+INFRASTRUCTURE = {"nats", "postgres", "prometheus", "grafana"}
 
 
 def _settings(service: str, env: dict[str, str]) -> Settings:
@@ -26,7 +28,7 @@ def _compose() -> dict:  # type: ignore[type-arg]
 def test_every_platform_service_in_compose_exists_in_the_repo() -> None:
     services = _compose()["services"]
     assert {"nats", "postgres"} <= services.keys()
-    platform = {name for name in services if name not in ("nats", "postgres")}
+    platform = {name for name in services if name not in INFRASTRUCTURE}
     assert platform, "no platform service in docker-compose.yml"
     for name in platform:
         folder = ROOT / "services" / name
@@ -64,7 +66,7 @@ def test_ports_and_urls_agree_with_the_settings() -> None:
 def test_every_service_in_the_repo_is_in_compose_with_its_ports() -> None:
     services = _compose()["services"]
     in_repo = {p.parent.name for p in (ROOT / "services").glob("*/main.py")}
-    assert in_repo == set(services) - {"nats", "postgres"}
+    assert in_repo == set(services) - INFRASTRUCTURE
     for name in in_repo:
         spec = services[name]
         env = {k: str(v) for k, v in spec["environment"].items()}
@@ -75,3 +77,33 @@ def test_every_service_in_the_repo_is_in_compose_with_its_ports() -> None:
         assert f"{settings.metrics_port}:{settings.metrics_port}" in spec["ports"], name
         assert kit.table_target(env) == "table:50051"
         assert settings.token_secret == services["table"]["environment"]["TOKEN_SECRET"]  # one key for all
+
+
+def test_prometheus_and_grafana_get_the_deploy_config_and_dashboards() -> None:
+    services = _compose()["services"]
+    mounts = {
+        name: {v.split(":")[0]: v.split(":")[1] for v in services[name]["volumes"]}
+        for name in ("prometheus", "grafana")
+    }
+    assert mounts["prometheus"]["./deploy/prometheus/prometheus.yml"] == "/etc/prometheus/prometheus.yml"
+    config = yaml.safe_load((ROOT / "deploy" / "prometheus" / "prometheus.yml").read_text())
+    (rules,) = config["rule_files"]
+    assert rules.startswith(mounts["prometheus"]["./deploy/prometheus/rules"] + "/")
+    assert mounts["grafana"]["./deploy/grafana/provisioning"] == "/etc/grafana/provisioning"
+    provider = yaml.safe_load(
+        (ROOT / "deploy" / "grafana" / "provisioning" / "dashboards" / "monopoly.yml").read_text()
+    )
+    assert provider["providers"][0]["options"]["path"] == mounts["grafana"]["./deploy/grafana/dashboards"]
+    sources = yaml.safe_load(
+        (ROOT / "deploy" / "grafana" / "provisioning" / "datasources" / "monopoly.yml").read_text()
+    )
+    urls = {d["uid"]: d["url"] for d in sources["datasources"]}
+    assert urls["prometheus"] == f"http://prometheus:{services['prometheus']['ports'][0].split(':')[1]}"
+    assert urls["postgres"] == "postgres:5432"
+    home = services["grafana"]["environment"]["GF_DASHBOARDS_DEFAULT_HOME_DASHBOARD_PATH"]
+    assert (ROOT / "deploy" / "grafana" / "dashboards" / Path(home).name).exists()
+    # every service's metrics port, as compose publishes it, is a target
+    targets = {j["job_name"]: j["static_configs"][0]["targets"][0] for j in config["scrape_configs"]}
+    for name in set(services) - INFRASTRUCTURE:
+        metrics_port = services[name]["environment"][f"{name.upper()}_METRICS_PORT"]
+        assert targets[name] == f"{name}:{metrics_port}", name
