@@ -217,8 +217,9 @@ async def test_a_bet_pays_its_payout_and_verifies(
         lambda: urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read()
     )
     text = scraped.decode()
-    assert 'casino_bets_total{outcome="won"}' in text and 'casino_payouts_total{kind="payout"}' in text, text[-2000:]
-    assert "casino_pool_total" in text
+    assert 'casino_bets_total{outcome="won"}' in text, text[-2000:]
+    assert 'casino_payouts_dollars_total{kind="payout"}' in text, text[-2000:]
+    assert "casino_jackpot_pool_dollars" in text
 
     # (e) monopoly casino verify: a match, then a mismatch once the ledger is tampered with.
     db_url = server_urls[1]
