@@ -17,8 +17,6 @@ import yaml
 from prometheus_client import REGISTRY, generate_latest
 from prometheus_client.registry import CollectorRegistry
 
-from servicekit.settings import Settings
-
 ROOT = Path(__file__).resolve().parents[3]
 DEPLOY = ROOT / "deploy"
 DASHBOARDS = sorted((DEPLOY / "grafana" / "dashboards").glob("*.json"))
@@ -154,13 +152,31 @@ def test_every_rule_reads_metrics_the_services_export() -> None:
 
 def test_the_scrape_configs_reach_every_service() -> None:
     compose = yaml.safe_load((DEPLOY / "prometheus" / "prometheus.yml").read_text())
-    defaults = Settings.from_env({})
     jobs = {j["job_name"]: j for j in compose["scrape_configs"]}
     for name in SERVICES:
         (static,) = jobs[name]["static_configs"]
-        assert static["targets"] == [f"{name}:{getattr(defaults, f'{name}_metrics_port')}"]
+        defaults = importlib.import_module(f"services.{name}.settings").common({})  # its default ports
+        assert static["targets"] == [f"{name}:{defaults.metrics_port}"]
     kube = yaml.safe_load((DEPLOY / "prometheus" / "kubernetes.yml").read_text())
     (platform,) = (j for j in kube["scrape_configs"] if j["job_name"] == "monopoly")
     keep = {tuple(r["source_labels"]): r.get("regex") for r in platform["relabel_configs"] if r.get("action") == "keep"}
     assert keep[("__meta_kubernetes_pod_container_port_name",)] == "metrics"  # the Deployments' port name
     assert any(r.get("target_label") == "job" for r in platform["relabel_configs"])
+
+
+def test_every_metric_is_documented() -> None:
+    """docs/METRICS.md lists every metric the services define, with its meaning."""
+    exported()  # every service's modules imported
+    doc = (ROOT / "docs" / "METRICS.md").read_text()
+    text = generate_latest(REGISTRY).decode()
+    missing = []
+    for name, _kind in re.findall(r"^# TYPE (\S+) (\S+)$", text, re.M):
+        if name.startswith(("process_", "python_")) or name.endswith("_created"):
+            continue
+        counter = name if name.endswith("_total") else name + "_total"
+        if f"`{name}`" not in doc and f"`{counter}`" not in doc:
+            missing.append(name)
+    for name in ("table_tables", "table_deadline_overdue_seconds"):  # the table's collector
+        if f"`{name}`" not in doc:
+            missing.append(name)
+    assert not missing, f"not in docs/METRICS.md: {missing}"
