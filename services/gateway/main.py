@@ -17,7 +17,7 @@ import orjson
 from aiohttp import WSMsgType, web
 from prometheus_client import Counter, Gauge
 
-from servicekit import grpcserver, lifecycle, metrics
+from servicekit import grpcserver, lifecycle, logs, metrics
 
 from . import api
 from .handlers import Backends, Session
@@ -132,6 +132,7 @@ async def serve(gw: GatewaySettings, ready: asyncio.Event | None = None, stop: a
     """The gateway's process. Not `servicekit.runner.run_service`: that assembles a service around its
     Postgres pool and JetStream, and the gateway has neither (it is stateless); the order is the same."""
     settings = gw.base
+    logs.configure("gateway", [settings.token_secret])  # as every service: LOG_FORMAT, tokens scrubbed
     backends = Backends.connect(
         gw.table_target, gw.matchmaking_target, gw.auction_target, gw.trade_target, gw.casino_target
     )

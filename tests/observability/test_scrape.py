@@ -46,7 +46,7 @@ pytestmark = [
     pytest.mark.skipif(PROMETHEUS is None, reason="no prometheus binary (apt-get install prometheus; .ci/run does it)"),
 ]
 
-SERVICES = ("table", "auction", "trade", "casino", "rating", "matchmaking")
+SERVICES = ("table", "auction", "trade", "casino", "rating", "matchmaking", "gateway")
 TOKEN_SECRET = "scrape-test-" + secrets.token_hex(16)
 
 
@@ -171,7 +171,7 @@ def _labels(results: list[dict[str, Any]], label: str) -> set[str]:
 async def test_the_key_series_are_scraped_with_their_labels(running: Running) -> None:
     base = running.prometheus
     # every service scraped and up
-    up = await until("all six services up", lambda: (r := query(base, "up == 1")) and len(r) == 6 and r)
+    up = await until("every service up", lambda: (r := query(base, "up == 1")) and len(r) == len(SERVICES) and r)
     assert _labels(up, "job") == set(SERVICES)
     # the table service: commands by type and outcome, latencies, tables by mode and status
     commands = await until("commands", lambda: query(base, 'table_commands_total{job="table", outcome="ok"}'))
