@@ -2,6 +2,10 @@
 
 Used by `monopoly run`, `monopoly demo`, the integration tests and the
 platform benchmark: one code path from a laptop to CI.
+
+Each service runs in a session of its own, so a terminal's Ctrl-C or hang-up
+reaches only the process that started it, which stops the services in order
+(`Platform.stop`); on Linux each also gets SIGTERM if that process dies.
 """
 
 from __future__ import annotations
@@ -9,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +21,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from servicekit.embedded import free_port
+from servicekit.embedded import die_with_parent, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,6 +37,7 @@ class ServiceProcess:
     async def start(self, timeout: float = 60.0) -> None:
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps writing to it
         self.proc = await asyncio.create_subprocess_exec(
+            *die_with_parent(),
             sys.executable,
             "-m",
             self.module,
@@ -39,6 +45,7 @@ class ServiceProcess:
             env=self.env,
             stdout=log,
             stderr=log,
+            start_new_session=True,
         )
         log.close()
         await wait_healthy(f"127.0.0.1:{self.grpc_port}", self.proc, timeout, self.log_path)
@@ -80,6 +87,29 @@ async def wait_healthy(target: str, proc: asyncio.subprocess.Process, timeout: f
 #: The services `Platform` can start, in start order (the table first: the others call it; the
 #: gateway, last, calls them all for browsers).
 SERVICES = ("table", "auction", "trade", "casino", "rating", "matchmaking", "gateway")
+#: The services' own default metrics ports (servicekit.settings): `Platform(fixed_metrics=True)` takes
+#: each when it is free, so `curl 127.0.0.1:9101/metrics` finds the table service as documented.
+DEFAULT_METRICS_PORTS = {name: 9101 + i for i, name in enumerate(SERVICES)}
+
+
+def port_if_free(port: int) -> int:
+    """`port` when nothing listens on it on 127.0.0.1, else a free one."""
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return free_port()
+    return port
+
+
+async def health(target: str, timeout: float = 1.0) -> str:
+    """A service's gRPC health status by name (SERVING, NOT_SERVING, ...), or "down" when it does not answer."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        try:
+            reply = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=timeout)
+        except grpc.aio.AioRpcError:
+            return "down"
+    return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
 
 
 def available_services() -> tuple[str, ...]:
@@ -98,7 +128,11 @@ class Platform:
     services: tuple[str, ...] = field(default_factory=available_services)
     #: Settings for the services beyond the defaults (e.g. MATCHMAKING_SMALL_TABLE_WAIT_S).
     extra_env: dict[str, str] = field(default_factory=dict)
+    #: Metrics on the services' default ports (9101-9106) where free (`monopoly run`), else random ports.
+    fixed_metrics: bool = False
     processes: dict[str, ServiceProcess] = field(init=False)
+    #: Each service's /metrics port.
+    metrics_ports: dict[str, int] = field(init=False)
 
     def __post_init__(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -120,9 +154,12 @@ class Platform:
             "EXTERNAL_SUBPROTOCOLS": ",".join(n for n in ("auction", "trade", "casino") if n in self.services),
             **self.extra_env,
         }
+        self.metrics_ports = {
+            name: port_if_free(DEFAULT_METRICS_PORTS[name]) if self.fixed_metrics else free_port() for name in SERVICES
+        }
         for name in SERVICES:
             env[f"{name.upper()}_GRPC_PORT"] = str(ports[name])
-            env[f"{name.upper()}_METRICS_PORT"] = str(free_port())
+            env[f"{name.upper()}_METRICS_PORT"] = str(self.metrics_ports[name])
         # The gateway reaches every service it finds here; browsers reach it over HTTP.
         self.gateway_http_port = int(self.extra_env.get("GATEWAY_HTTP_PORT") or free_port())
         env["GATEWAY_HTTP_PORT"] = str(self.gateway_http_port)
@@ -156,9 +193,13 @@ class Platform:
         return tuple(name for name in ("auction", "trade", "casino") if name in self.processes)
 
     async def start(self) -> None:
-        for process in self.processes.values():
-            await process.start()
+        """The table service first (the others call it), then the others side by side."""
+        first, *rest = self.processes.values()
+        await first.start()
+        await asyncio.gather(*(process.start() for process in rest))
 
     async def stop(self) -> None:
-        for process in reversed(self.processes.values()):
-            await process.stop()
+        """Every service SIGTERM'd and reaped: the others side by side, then the table service they call."""
+        first, *rest = self.processes.values()
+        await asyncio.gather(*(process.stop() for process in rest))
+        await first.stop()

