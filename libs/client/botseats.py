@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 
 import grpc
 
@@ -35,9 +36,11 @@ class BotSeats:
         matchmaking: matchmaking_pb2_grpc.MatchmakingServiceStub,
         services: SubProtocolStubs,
         think_s: float = 0.2,
+        skip: Callable[[str], bool] = lambda _table_id: False,
     ) -> None:
         self.table, self.matchmaking, self.services = table, matchmaking, services
         self.think_s = think_s
+        self.skip = skip  # tables another driver plays whole (`monopoly run`'s resumed ones)
         self.token = bot_service_token()
         self.playing: dict[str, tuple[BotTable, asyncio.Task[object]]] = {}
         self.answered: set[tuple[str, int]] = set()
@@ -69,7 +72,7 @@ class BotSeats:
     async def _find_tables(self) -> None:
         tables = await self.matchmaking.ListTables(matchmaking_pb2.ListTablesRequest(), timeout=10)
         for running in tables.running:
-            if running.table_id in self.playing:
+            if running.table_id in self.playing or self.skip(running.table_id):
                 continue
             bots = [s.seat for s in running.seats if s.is_bot]
             if not bots or len(bots) == len(running.seats):

@@ -1,48 +1,48 @@
-"""`monopoly run` and `monopoly demo`: the platform with bot tables, watched or verified."""
+"""`monopoly demo`: the platform with bot tables played to their end and verified (`monopoly run`: `client.run`)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sys
 import time
 import uuid
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import asyncpg
 import grpc
 import nats
-from rich.console import Console, Group
-from rich.live import Live
-from rich.markup import escape
-from rich.panel import Panel
+from rich.console import Console
 from rich.table import Table
 
 from engine import AuctionStarted, Event, TableState, check_invariants
 from engine.invariants import InvariantBroken
 from monopoly.v1 import casino_pb2, rating_pb2, rating_pb2_grpc
 from servicekit.bus import ensure_stream
-from servicekit.embedded import servers
-from sim.narrate import describe
+from servicekit.embedded import DataDirBusy, servers
 
 from . import BotTable, SubProtocolStubs, connect
-from .botseats import BotSeats
 from .matchmaking import MatchmakingClient, Player, SeatTicket
 from .platform import Platform
+from .run import NAMES, RATING_MIN_REAL_MINUTES, run
 from .verify import check_table
 
-#: Names of the demo's players: people (as far as the rating service can tell) whose moves bots choose.
-NAMES = ("ada", "bruno", "chen", "dara", "emeka", "farah", "goran", "hana", "ivo", "jun", "kemal", "lea")
 #: The demo's games last seconds, not R1's 10 real minutes: the demo lowers that minimum (and says so).
-DEMO_RATING_MIN_REAL_MINUTES = "0.005"
+DEMO_RATING_MIN_REAL_MINUTES = RATING_MIN_REAL_MINUTES
 
 
 async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: int = 60) -> int:
     """Players queue, get matched into `tables` tables, play them to the end through the API (bots choose
     their moves), and see their ratings change; then every table's records and money are checked."""
+    try:
+        return await _demo(tables, data_dir, mode, clock_scale)
+    except DataDirBusy as exc:  # `make run` on the same folder, say
+        print(f"monopoly demo: {exc}", file=sys.stderr)
+        return 1
+
+
+async def _demo(tables: int, data_dir: Path, mode: str, clock_scale: int) -> int:
     err = Console(stderr=True)
     with servers(data_dir) as (nats_url, db_url):
         err.print(f"NATS {nats_url}\nPostgres {db_url}")
@@ -282,168 +282,6 @@ async def ledger(g: BotTable, services: SubProtocolStubs) -> Ledger:
         balanced = balanced and pool.pool == state.jackpot
     counts = g.event_counts
     return Ledger(counts["AuctionSettled"], counts["TradeExecuted"], counts["BetSettled"], state.jackpot, balanced)
-
-
-async def run(
-    data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: float | None = None, mode: str = "classic"
-) -> int:
-    """The platform with `tables` bot tables of `mode` at a time and a live view, until Ctrl-C."""
-    with servers(data_dir) as (nats_url, db_url):
-        platform = Platform(
-            nats_url, db_url, data_dir, clock_scale, extra_env={
-                "RATING_MIN_REAL_MINUTES": DEMO_RATING_MIN_REAL_MINUTES,
-                # a person who queued with bot_fill waits 5 s for other people, then bots fill the table
-                "MATCHMAKING_SMALL_TABLE_WAIT_S": "5",
-            },
-        )
-        await platform.start()
-        channel, stub = connect(platform.table_target)
-        services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
-        mm = MatchmakingClient(platform.target("matchmaking"))
-        # People play in a browser (the gateway's lobby); bots take the seats they leave empty.
-        lobby = platform.lobby_url if "gateway" in platform.processes else ""
-        if lobby:
-            print(f"lobby: {lobby}  (open it in a browser to play against bots)", flush=True)
-        bot_seats = BotSeats(stub, mm.stub, services)
-        bot_seats_task = asyncio.create_task(bot_seats.run())
-        rating_channel = grpc.aio.insecure_channel(platform.target("rating"))
-        rating = rating_pb2_grpc.RatingServiceStub(rating_channel)
-        leaders: list[str] = []
-        queued = 0  # players of this view waiting in the queue
-        forming: set[asyncio.Task[None]] = set()
-        tag = uuid.uuid4().hex[:4]
-        running: dict[str, tuple[BotTable, asyncio.Task[TableState]]] = {}
-        latest: deque[str] = deque(maxlen=12)
-        seen: dict[str, int] = {}
-        finished = 0
-        seed = 0
-        rates: deque[tuple[float, int, int]] = deque(maxlen=20)
-        seats = 3 if mode == "duel" else 4
-
-        def remember(g: BotTable, event: Event) -> None:
-            if g.state is not None and (line := describe(g.state, event)):
-                latest.append(f"{g.table_id}  {escape(line.strip())}")
-
-        async def form_table(n: int) -> None:
-            """A table's players register and queue; matchmaking seats them at a new table, which they play."""
-            nonlocal queued
-            players = [
-                await mm.register(f"{NAMES[(seats * n + i) % len(NAMES)]}-{tag}{seats * n + i}") for i in range(seats)
-            ]
-            for p in players:
-                await mm.enqueue(p, mode)
-                queued += 1
-            try:
-                seated = await asyncio.gather(*(mm.wait_match(p) for p in players))
-            finally:
-                queued -= len(players)
-            g = BotTable(
-                stub,
-                mode=mode,
-                seed=n,
-                clock_scale=clock_scale,
-                think_s=0.3,
-                on_event=remember,
-                services=services,
-                table_id=seated[0].table_id,
-                tokens={t.seat: t.seat_token for t in seated},
-            )
-            running[g.table_id] = (g, asyncio.create_task(g.play()))
-
-        async def refill() -> None:
-            nonlocal seed
-            while len(running) + len(forming) < tables:
-                seed += 1
-                task = asyncio.create_task(form_table(seed))
-                forming.add(task)
-                task.add_done_callback(forming.discard)
-
-        async def refresh_leaders() -> None:
-            board = await rating.Leaderboard(rating_pb2.LeaderboardRequest(pool="ffa", page_size=8), timeout=10)
-            leaders[:] = [
-                f"{e.rank}. {escape(e.display_name)}  {e.ordinal:.2f} ({e.games} games)" for e in board.entries
-            ]
-
-        def render() -> Group:
-            nonlocal finished
-            view = Table(expand=True)
-            for col in ("table", "round", "minute", "phase", "to act", "auction", "trades", "pool", "cash"):
-                view.add_column(col)
-            for table_id, (g, _task) in list(running.items()):
-                s = g.state
-                if s is None:
-                    continue
-                before = seen.get(table_id, 0)
-                if s.seq > before:
-                    seen[table_id] = s.seq
-                view.add_row(
-                    table_id,
-                    str(s.round),
-                    str(s.minute),
-                    s.phase.value,
-                    s.players[s.actor].name if s.actor >= 0 else "-",
-                    f"{s.config.board.squares[s.auction.square].name}" if s.auction is not None else "-",
-                    str(g.event_counts["TradeExecuted"]),
-                    f"${s.jackpot:,}",
-                    " ".join(f"${p.cash:,}" for p in s.players),
-                )
-            now = time.monotonic()
-            commands = sum(g.commands for g, _ in running.values())
-            events = sum(seen.values())
-            rates.append((now, commands, events))
-            t0, c0, e0 = rates[0]
-            span = max(now - t0, 1e-6)
-            header = (
-                f"queue: {queued} players waiting, {len(forming)} tables forming | "
-                f"services {', '.join(platform.processes)} | NATS {nats_url} | tables running {len(running)}, "
-                f"finished {finished} | {(commands - c0) / span:.0f} commands/s, {(events - e0) / span:.0f} events/s"
-                " | Ctrl-C stops" + (f"\nplay in a browser: {lobby}" if lobby else "")
-            )
-            return Group(
-                Panel(header),
-                view,
-                Panel("\n".join(latest) or "...", title="latest events"),
-                Panel("\n".join(leaders) or "no rated game yet", title="leaderboard (ffa)"),
-            )
-
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        with contextlib.suppress(NotImplementedError):
-            loop.add_signal_handler(2, stop.set)
-        started = time.monotonic()
-        try:
-            await refill()
-            ticks = 0
-            with Live(render(), refresh_per_second=4, console=Console()) as live:
-                while not stop.is_set():
-                    await asyncio.sleep(0.25)
-                    ticks += 1
-                    if ticks % 8 == 0:  # every 2 s
-                        with contextlib.suppress(grpc.aio.AioRpcError):
-                            await refresh_leaders()
-                    for table_id, (g, task) in list(running.items()):
-                        if task.done():
-                            finished += 1
-                            running.pop(table_id)
-                            latest.append(f"{table_id}: game over after {g.state.round if g.state else '?'} rounds")
-                    await refill()
-                    live.update(render())
-                    if duration is not None and time.monotonic() - started > duration:
-                        break
-        finally:
-            waiting: list[asyncio.Task[Any]] = [task for _, task in running.values()] + list(forming)
-            for task in waiting:
-                task.cancel()
-            await asyncio.gather(*waiting, return_exceptions=True)
-            bot_seats.stop()
-            await bot_seats_task
-            await mm.close()
-            await rating_channel.close()
-            await services.close()
-            await channel.close()
-            await platform.stop()
-    print(f"stopped: {finished} tables finished", file=sys.stderr)
-    return 0
 
 
 __all__ = ["demo", "run"]

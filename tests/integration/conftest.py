@@ -34,8 +34,9 @@ SESSION_ENV = {"MATCHMAKING_SMALL_TABLE_WAIT_S": "8.0", "RATING_MIN_REAL_MINUTES
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if "integration" in str(item.fspath):
-            item.add_marker(pytest.mark.xdist_group("platform"))  # one worker owns the servers
+        # one worker owns the session's servers; a suite with platforms of its own names its own group
+        if "integration" in str(item.fspath) and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group("platform"))
 
 
 @pytest.fixture(scope="session")

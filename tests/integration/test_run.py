@@ -30,6 +30,7 @@ async def test_run_plays_tables_and_stops_cleanly(
     with nats_server(tmp_path / "nats") as nats_url:
         monkeypatch.setenv("NATS_URL", nats_url)
         monkeypatch.setenv("DATABASE_URL", own_db)
+        monkeypatch.setenv("MONOPOLY_METRICS_PORTS", "random")  # beside other test runs on this machine
         assert await run(tmp_path, tables=2, clock_scale=60, duration=6.0) == 0
     out = capsys.readouterr()
     assert "commands/s" in out.out and "tables running" in out.out
