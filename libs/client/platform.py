@@ -15,6 +15,7 @@ import os
 import signal
 import socket
 import sys
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -192,11 +193,12 @@ class Platform:
         """The sub-protocols this platform runs in services of their own (for CreateTable)."""
         return tuple(name for name in ("auction", "trade", "casino") if name in self.processes)
 
-    async def start(self) -> None:
-        """The table service first (the others call it), then the others side by side."""
+    async def start(self, table_ready: Callable[[], Awaitable[None]] | None = None) -> None:
+        """The table service first (the others call it), then the others side by side, and beside them
+        `table_ready` (`monopoly run` drives the tables the table service resumed at once: their timers run)."""
         first, *rest = self.processes.values()
         await first.start()
-        await asyncio.gather(*(process.start() for process in rest))
+        await asyncio.gather(*(process.start() for process in rest), *([table_ready()] if table_ready else []))
 
     async def stop(self) -> None:
         """Every service SIGTERM'd and reaped: the others side by side, then the table service they call."""

@@ -262,11 +262,15 @@ async def _run(
             # which run beside one another)
             fixed_metrics=os.environ.get("MONOPOLY_METRICS_PORTS", "default") != "random",
         )
+        bots = Run(platform, data_dir, tables, clock_scale, mode, stop, stats)
         try:
-            if await until(platform.start(), stop):
-                await Run(platform, data_dir, tables, clock_scale, mode, stop, stats).play(duration)
+            # the tables an earlier run left are driven as soon as the table service (which resumed
+            # them and runs their timers) answers, while the other services start
+            if await until(platform.start(bots.resume), stop):
+                await bots.play(duration)
         finally:
-            await platform.stop()  # services in reverse order, each reaped; NATS and Postgres follow
+            await bots.close()
+            await platform.stop()  # the services, each reaped; NATS and Postgres follow
     return 0
 
 
@@ -313,6 +317,7 @@ class Run:
         self.rates: deque[tuple[float, int, int]] = deque(maxlen=20)
         self.tag = uuid.uuid4().hex[:4]
         self.n = 0  # tables asked for so far (names and seeds)
+        self.closed = False
 
     # -- seating --------------------------------------------------------------------
 
@@ -404,6 +409,8 @@ class Run:
             log.exception("the unfinished tables could not be listed; none is driven")
             return
         for table_id, players in unfinished:
+            if self.stop.is_set():
+                return
             tokens = {}
             try:
                 for seat in range(players):
@@ -538,10 +545,9 @@ class Run:
         live = Live(self.render(), console=console, auto_refresh=False, redirect_stdout=False, redirect_stderr=False)
         started = time.monotonic()
         try:
-            await self.resume()
             if self.lobby:
                 print(f"lobby: {self.lobby}  (open it in a browser to play against bots)", flush=True)
-            # after resume: the resumed tables are in `running`, so BotSeats leaves their seats alone
+            # the resumed tables (driven during platform.start) are in `running`: BotSeats leaves them alone
             self.bot_seats_task = asyncio.create_task(self.bot_seats.run())
             await self.refresh()
             with contextlib.suppress(OSError):
@@ -562,11 +568,13 @@ class Run:
         finally:
             with contextlib.suppress(OSError):
                 live.stop()
-            await self.close()
 
     async def close(self) -> None:
         """Stop the bots: queueing, waiting and driving tasks; the players still queued leave the queue
         (a later run would otherwise be seated with them, and nobody would drive their seats)."""
+        if self.closed:
+            return
+        self.closed = True
         self.bot_seats.stop()
         if self.bot_seats_task is not None:
             await asyncio.gather(self.bot_seats_task, return_exceptions=True)

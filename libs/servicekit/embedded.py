@@ -9,7 +9,8 @@ One platform at a time owns a data folder: `servers` holds an exclusive lock on
 one on the same folder refuses to start instead of running a second NATS on the
 same JetStream store. Children are stopped in order on the way out (NATS, then
 Postgres, which `pg_ctl` runs detached from us and so must be stopped by name);
-on Linux NATS is also told to exit when its parent dies (SIGKILL included).
+on Linux NATS is also told to exit when its parent dies (SIGKILL included), and a
+watchdog then stops Postgres.
 """
 
 from __future__ import annotations
@@ -151,6 +152,37 @@ def psql_command(database_url: str) -> str:
     return f"{psql} '{database_url}'"
 
 
+#: Runs beside the embedded Postgres, which `pg_ctl` detaches from us: on SIGTERM (sent by the kernel when
+#: the platform's process dies, however it dies: `die_with_parent`) it stops that Postgres. A platform
+#: that stops Postgres itself SIGKILLs it first.
+_WATCHDOG = """
+import signal, subprocess, sys
+pg_ctl, pgdata, user = sys.argv[1], sys.argv[2], sys.argv[3] or None
+def stop(*_):
+    subprocess.run([pg_ctl, "-D", pgdata, "-m", "fast", "-w", "stop"], user=user, capture_output=True, timeout=60)
+    sys.exit(0)
+signal.signal(signal.SIGTERM, stop)
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+while True:
+    signal.pause()
+"""
+
+
+def _postgres_watchdog(pgdata: Path, user: str | None) -> subprocess.Popen[bytes] | None:
+    prefix = die_with_parent()
+    if not prefix:
+        return None
+    from pgserver._commands import POSTGRES_BIN_PATH
+
+    return subprocess.Popen(
+        [*prefix, sys.executable, "-c", _WATCHDOG, str(POSTGRES_BIN_PATH / "pg_ctl"), str(pgdata), user or ""],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+
+
 def _stop_postgres(pgdata: Path, user: str | None) -> None:
     """`pg_ctl stop` (fast: running sessions are ended) if a postmaster still runs on `pgdata`.
 
@@ -186,12 +218,16 @@ def postgres_server(data_dir: Path, database: str = "monopoly") -> Iterator[str]
             server = pgserver.get_server(pgdata, cleanup_mode="stop")
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+    watchdog = _postgres_watchdog(pgdata, server.system_user)
     try:
         exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{database}';")
         if "1 row" not in exists:
             server.psql(f"CREATE DATABASE {database};")
         yield server.get_uri(database)
     finally:
+        if watchdog is not None:
+            watchdog.kill()
+            watchdog.wait()
         server.cleanup()
         _stop_postgres(pgdata, server.system_user)
 
