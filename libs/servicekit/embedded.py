@@ -228,8 +228,10 @@ def postgres_server(data_dir: Path, database: str = "monopoly") -> Iterator[str]
         if watchdog is not None:
             watchdog.kill()
             watchdog.wait()
-        server.cleanup()
+        # Stopped by us first: pgserver's own stop waits for a lock every pgserver user on the machine
+        # shares (other platforms' initdb holds it for seconds); its bookkeeping can wait, Postgres not.
         _stop_postgres(pgdata, server.system_user)
+        server.cleanup()
 
 
 @contextlib.contextmanager
