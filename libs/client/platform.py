@@ -194,11 +194,17 @@ class Platform:
         return tuple(name for name in ("auction", "trade", "casino") if name in self.processes)
 
     async def start(self, table_ready: Callable[[], Awaitable[None]] | None = None) -> None:
-        """The table service first (the others call it), then the others side by side, and beside them
-        `table_ready` (`monopoly run` drives the tables the table service resumed at once: their timers run)."""
+        """In start order, one after the other (started side by side, a service restarted later lost the
+        auction it held); beside them, from the moment the table service answers, `table_ready` (`monopoly
+        run` drives the tables the table service resumed at once: their timers run)."""
         first, *rest = self.processes.values()
         await first.start()
-        await asyncio.gather(*(process.start() for process in rest), *([table_ready()] if table_ready else []))
+
+        async def others() -> None:
+            for process in rest:
+                await process.start()
+
+        await asyncio.gather(others(), *([table_ready()] if table_ready else []))
 
     async def stop(self) -> None:
         """Every service SIGTERM'd and reaped: the others side by side, then the table service they call."""
