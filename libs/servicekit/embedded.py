@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import logging
 import os
 import shutil
 import signal
@@ -231,7 +232,15 @@ def postgres_server(data_dir: Path, database: str = "monopoly") -> Iterator[str]
         # Stopped by us first: pgserver's own stop waits for a lock every pgserver user on the machine
         # shares (other platforms' initdb holds it for seconds); its bookkeeping can wait, Postgres not.
         _stop_postgres(pgdata, server.system_user)
-        server.cleanup()
+        # pgserver's bookkeeping then runs its own `pg_ctl stop` on the stopped server, which fails and
+        # logs an ERROR for nothing: its log is quieted while it does.
+        chatty = logging.getLogger("pgserver")
+        level = chatty.level
+        chatty.setLevel(logging.CRITICAL)
+        try:
+            server.cleanup()
+        finally:
+            chatty.setLevel(level)
 
 
 @contextlib.contextmanager
