@@ -107,7 +107,7 @@ class Retention:
     #: TABLE_EVENTS_MAX_AGE_DAYS: days a table event stays on the stream (0: for ever).
     max_age_days: float = 30.0
     #: TABLE_EVENTS_MAX_GB: the stream's size cap in GiB (0: none); the oldest go first beyond it.
-    max_gb: float = 50.0
+    max_gb: float = 0.0
     #: TABLE_EVENTS_REPLICAS: copies in a NATS cluster (3 in production; 1 for a single server).
     replicas: int = 1
     #: SIGNALS_MAX_AGE_DAYS: the signals stream feeds the services' consumers within seconds.

@@ -151,13 +151,14 @@ async def test_the_streams_keep_the_retention_settings(js: JetStreamContext) -> 
     events = (await js.stream_info(TABLE_EVENTS.name)).config
     default = Retention()
     assert events.max_age == pytest.approx(default.max_age_days * 86400)
-    assert events.max_bytes == int(default.max_gb * 2**30)
+    assert default.max_gb == 0  # no size cap by default: a cap reserves JetStream storage up front
+    assert events.max_bytes in (None, -1)
     signals = (await js.stream_info(TABLE_SIGNALS.name)).config
     assert signals.max_age == pytest.approx(default.signals_max_age_days * 86400)
 
 
 def test_retention_comes_from_the_environment() -> None:
     r = Retention.from_env(
-        {"TABLE_EVENTS_MAX_AGE_DAYS": "90", "TABLE_EVENTS_MAX_GB": "0", "TABLE_EVENTS_REPLICAS": "3"}
+        {"TABLE_EVENTS_MAX_AGE_DAYS": "90", "TABLE_EVENTS_MAX_GB": "2.5", "TABLE_EVENTS_REPLICAS": "3"}
     )
-    assert (r.max_age_days, r.max_gb, r.replicas) == (90.0, 0.0, 3)
+    assert (r.max_age_days, r.max_gb, r.replicas) == (90.0, 2.5, 3)
