@@ -55,7 +55,7 @@ async def check_table(
         rows = await conn.fetch("SELECT seq, payload FROM table_events WHERE table_id = $1 ORDER BY seq", table_id)
     events = [codec.event_from_data(json.loads(r["payload"])) for r in rows]
     view = await stub.GetTable(table_pb2.GetTableRequest(table_id=table_id))
-    rebuilt = codec.state_to_data(replay(events)) if events else None
+    rebuilt = codec.public_state_data(replay(events)) if events else None  # GetTable hides the seed (G10)
     seqs = await stream_events(js, table_id, len(rows))
     return Agreement(
         table_id=table_id,

@@ -164,6 +164,32 @@ def state_to_data(state: TableState) -> dict[str, Any]:
     return to_data(state)  # type: ignore[no-any-return]
 
 
+#: G10: the generator's seed and position. With them the next roll is known in advance, so they stay
+#: with the table service (Postgres keeps the seed in the first event) and never reach a client.
+HIDDEN_STATE_FIELDS = ("seed", "rng_seed", "rng_counter")
+#: G10: TableCreated's seed, hidden from clients for the same reason.
+HIDDEN_EVENT_FIELDS = {"TableCreated": ("seed",)}
+
+
+def public_state_data(state: TableState) -> dict[str, Any]:
+    """`state_to_data` with the generator's seed and counter zeroed: what a player or spectator may see.
+
+    Zeroed rather than dropped, so `state_from_data` still reads it (a client's replica, a bot).
+    """
+    data = state_to_data(state)
+    for name in HIDDEN_STATE_FIELDS:
+        data[name] = 0
+    return data
+
+
+def public_event_data(event: Event) -> dict[str, Any]:
+    """`event_to_data` with what `HIDDEN_EVENT_FIELDS` names zeroed (G10)."""
+    data = event_to_data(event)
+    for name in HIDDEN_EVENT_FIELDS.get(data["type"], ()):
+        data[name] = 0
+    return data
+
+
 def state_from_data(data: dict[str, Any]) -> TableState:
     return from_data(TableState, data)  # type: ignore[no-any-return]
 

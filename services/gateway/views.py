@@ -142,4 +142,4 @@ def legal(state: TableState, seat: int) -> list[dict[str, Any]]:
 
 
 def event_data(seq: int, event: object) -> dict[str, Any]:
-    return {"seq": seq, **codec.event_to_data(event)}  # type: ignore[arg-type]
+    return {"seq": seq, **codec.public_event_data(event)}  # type: ignore[arg-type]  # G10: no seed

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import AsyncIterator
 
 import grpc
 
 from engine import RuleViolation, Tick, codec
+from engine.events import Event, TableCreated
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
 from servicekit import auth, grpcserver, validate
 from servicekit.errors import BadRequest, Stale, Unauthenticated
@@ -27,7 +29,14 @@ def _table_id(value: str) -> str:
     return value
 
 
+def _public(event: Event) -> Event:
+    """The event as a client may see it: TableCreated without its seed (G10, `codec.HIDDEN_EVENT_FIELDS`)."""
+    return dataclasses.replace(event, seed=0) if isinstance(event, TableCreated) else event
+
+
 def view(actor: TableActor) -> table_pb2.TableView:
+    """The table as its players and spectators see it: the state without the generator's seed and
+    counter (G10), so nobody reads the next roll in advance."""
     s = actor.state
     return table_pb2.TableView(
         table_id=actor.table_id,
@@ -36,7 +45,7 @@ def view(actor: TableActor) -> table_pb2.TableView:
         actor=s.actor,
         finished=s.finished,
         winner=s.winner,
-        state_json=codec.dumps(codec.state_to_data(s)),
+        state_json=codec.dumps(codec.public_state_data(s)),  # G10: no seed, no counter
         mode=s.config.mode,
         game_ms=s.game_ms,
     )
@@ -137,7 +146,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                         envelope(
                             table_id,
                             r["seq"],
-                            codec.event_from_data(json.loads(r["payload"])),
+                            _public(codec.event_from_data(json.loads(r["payload"]))),
                             r["game_ms"],
                             actor.scale,
                             int(r["committed_at"].timestamp() * 1000),

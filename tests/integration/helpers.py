@@ -69,6 +69,18 @@ async def watch(
     return items
 
 
+async def watch_snapshot(stub: table_pb2_grpc.TableServiceStub, table_id: str, token: str) -> table_pb2.TableView:
+    """The snapshot a WatchTable stream opened with `token` starts with (the stream is then closed)."""
+    call = stub.WatchTable(table_pb2.WatchTableRequest(table_id=table_id, seat_token=token))
+    try:
+        async for item in call:
+            assert item.HasField("snapshot")
+            return item.snapshot
+    finally:
+        call.cancel()
+    raise AssertionError("the stream ended before its snapshot")
+
+
 def envelopes_of(items: list[table_pb2.WatchTableResponse]) -> list[common_pb2.Envelope]:
     """The events of WatchTable items (single events or batches), in stream order; no snapshot among them."""
     out: list[common_pb2.Envelope] = []

@@ -46,7 +46,7 @@ async def test_a_watcher_gets_a_snapshot_then_every_event_in_order_while_bots_pl
         evolve(replica, event_from_proto(env.payload))
     final = await get(stub, game.table_id)
     assert final.finished and final.seq == state.seq
-    assert codec.state_to_data(replica) == json.loads(final.state_json)
+    assert codec.public_state_data(replica) == json.loads(final.state_json)
 
 
 async def test_a_watcher_resuming_from_a_seq_gets_exactly_the_events_after_it_then_live_ones(
