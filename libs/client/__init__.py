@@ -80,13 +80,19 @@ RETRY_S = 0.25
 RETRIED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED})
 
 
-def retry_after(exc: grpc.aio.AioRpcError) -> float:
-    """Seconds to wait before retrying: the server's `retry-after-ms` hint, else RETRY_S (capped at 5 s)."""
+def retry_hint_ms(exc: grpc.aio.AioRpcError) -> int | None:
+    """The server's `retry-after-ms` hint (trailing metadata; a Play refusal's `retry_after_ms`), if any."""
     for key, value in exc.trailing_metadata() or ():
         if key == "retry-after-ms":
             with contextlib.suppress(ValueError):
-                return min(5.0, max(0.0, int(value) / 1000))
-    return RETRY_S
+                return int(value)
+    return None
+
+
+def retry_after(exc: grpc.aio.AioRpcError) -> float:
+    """Seconds to wait before retrying: the server's `retry-after-ms` hint, else RETRY_S (capped at 5 s)."""
+    hint = retry_hint_ms(exc)
+    return RETRY_S if hint is None else min(5.0, max(0.0, hint / 1000))
 
 
 def bot_service_token() -> str:
@@ -159,6 +165,8 @@ class BotTable:
     refused: int = 0
     #: Calls a sub-protocol service could not take (it was down or restarting); each was tried again.
     unavailable: int = 0
+    #: Of the table's UNAVAILABLE answers, those that told how long to wait (`retry-after-ms`).
+    hinted: int = 0
     #: Moves that failed for a reason the rules do not explain (each logged, then decided again).
     errors: int = 0
     latencies: list[float] = field(default_factory=list)
@@ -381,7 +389,11 @@ class BotTable:
             raise ConnectionError(f"table {self.table_id}: the Play stream ended")
         if reply.HasField("refused"):
             refusal = reply.refused
-            trailing = grpc.aio.Metadata(("rule-id", refusal.rule_id)) if refusal.rule_id else grpc.aio.Metadata()
+            trailing = grpc.aio.Metadata()
+            if refusal.rule_id:
+                trailing.add("rule-id", refusal.rule_id)
+            if refusal.retry_after_ms:
+                trailing.add("retry-after-ms", str(refusal.retry_after_ms))  # what retry_after() reads
             raise grpc.aio.AioRpcError(
                 grpc.StatusCode[refusal.code], grpc.aio.Metadata(), trailing, details=refusal.message
             )
@@ -409,6 +421,8 @@ class BotTable:
                     await self._resync()  # the replica is not where the table is: read it, decide again
             elif exc.code() in RETRIED:
                 self.unavailable += 1  # Postgres or the service away: wait as told, re-read, decide again
+                if retry_hint_ms(exc) is not None:
+                    self.hinted += 1
                 await asyncio.sleep(retry_after(exc))
                 await self._resync()
             else:

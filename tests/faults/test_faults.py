@@ -147,7 +147,7 @@ async def eventually(check: Callable[[], Awaitable[bool]], timeout: float, what:
         await asyncio.sleep(0.2)
 
 
-async def play_through(rig: Rig, name: str, fault: Callable[[], Awaitable[int]]) -> None:
+async def play_through(rig: Rig, name: str, fault: Callable[[], Awaitable[int]]) -> list[BotTable]:
     """Form tables, start playing, inject `fault` (it returns how many processes it killed) once every
     table has committed commands, let every game end, then check every record."""
     tickets = await queue_players(rig.mm, TABLES, SEATS, "classic", Console(stderr=True, quiet=True))
@@ -186,6 +186,7 @@ async def play_through(rig: Rig, name: str, fault: Callable[[], Awaitable[int]])
         f"{len(games)} tables, {events} events, "
         f"{kills} processes killed; {sum(g.unavailable for g in games)} retries by clients"
     )
+    return games
 
 
 async def check_records(rig: Rig, games: list[BotTable], tickets: dict[str, list[SeatTicket]]) -> int:
@@ -305,7 +306,11 @@ async def test_b_postgres_stopped_for_10_s(rig: Rig) -> None:
         await until_health(rig, health_pb2.HealthCheckResponse.SERVING, 30)
         return 0
 
-    await play_through(rig, "(b) Postgres stopped 10 s", fault)
+    games = await play_through(rig, "(b) Postgres stopped 10 s", fault)
+    # The table's refusals on the Play stream said how long to wait (PlayRefusal.retry_after_ms).
+    unavailable = sum(g.unavailable for g in games)
+    assert unavailable > 0, "no client saw the outage"
+    assert sum(g.hinted for g in games) > 0, f"none of {unavailable} UNAVAILABLE answers had a retry hint"
 
 
 async def test_c_nats_sigkill_and_restart(rig: Rig) -> None:

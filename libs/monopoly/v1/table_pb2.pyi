@@ -115,14 +115,16 @@ class PlayResponse(_message.Message):
     def __init__(self, command_id: _Optional[str] = ..., answer: _Optional[_Union[SubmitCommandResponse, _Mapping]] = ..., refused: _Optional[_Union[PlayRefusal, _Mapping]] = ...) -> None: ...
 
 class PlayRefusal(_message.Message):
-    __slots__ = ("code", "message", "rule_id")
+    __slots__ = ("code", "message", "rule_id", "retry_after_ms")
     CODE_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     RULE_ID_FIELD_NUMBER: _ClassVar[int]
+    RETRY_AFTER_MS_FIELD_NUMBER: _ClassVar[int]
     code: str
     message: str
     rule_id: str
-    def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., rule_id: _Optional[str] = ...) -> None: ...
+    retry_after_ms: int
+    def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., rule_id: _Optional[str] = ..., retry_after_ms: _Optional[int] = ...) -> None: ...
 
 class WatchTableRequest(_message.Message):
     __slots__ = ("table_id", "from_seq", "seat_token")
