@@ -11,6 +11,8 @@ with `manage_any_time`, P10/G9 (`flow.any_time`).
 
 from __future__ import annotations
 
+from itertools import product
+
 from .board import Kind
 from .commands import Build, SellBuilding
 from .errors import RuleViolation
@@ -151,20 +153,42 @@ def do_sell(ctx: Ctx, cmd: SellBuilding) -> None:
 
 
 def _sell_group_down(ctx: Ctx, seat: int, square: int) -> None:
-    """P8 (decision): the bank lacks the houses to break the hotel up, so the whole group goes
-    down evenly to the highest level its houses and the bank's can supply."""
+    """P8: the bank lacks the houses to break the hotel up, so the player sells further down, but
+    only as far as the bank can supply: of the levels the group may go down to (the sold square
+    without its hotel, no square higher than before, no more houses on the group than it holds
+    and the bank can give, and P6's evenness), the one that keeps the most buildings; on a tie the
+    one that keeps the other squares highest (the hotel sold is the player's choice, the rest is
+    only what the bank's shortage forces), then the earlier squares of the board."""
     state = ctx.state
     cfg = state.config
     sq_data = cfg.board.squares[square]
     members = cfg.board.members[sq_data.group]
-    hotel_rank = cfg.hotel_after_houses + 1
-    held = sum(state.buildings[sq] for sq in members if state.buildings[sq] < 5)
-    houses = state.bank_houses() + held
-    target = min(cfg.hotel_after_houses, houses // len(members))
-    # the sold hotel itself goes below its level even when the bank could supply more to the rest
-    levels = tuple(min(target, state.buildings[sq]) for sq in members)
-    ranks = sum(hotel_rank if state.buildings[sq] == 5 else state.buildings[sq] for sq in members)
-    refund = (ranks - sum(levels)) * cfg.sale_value(sq_data.house_cost)
+    top = cfg.hotel_after_houses
+    hotel_rank = top + 1  # a hotel is worth this many building levels (P7, H3)
+
+    def rank(level: int) -> int:
+        return hotel_rank if level == 5 else level
+
+    before = tuple(state.buildings[sq] for sq in members)
+    supply = state.bank_houses() + sum(level for level in before if level != 5)
+    choices = [
+        range(top + 1) if sq == square else (*range(top + 1), 5) if level == 5 else range(level + 1)
+        for sq, level in zip(members, before, strict=True)
+    ]
+    best: tuple[tuple[int, int, tuple[int, ...]], tuple[int, ...]] | None = None
+    for levels in product(*choices):
+        if sum(level for level in levels if level != 5) > supply:
+            continue
+        ranks = [rank(level) for level in levels]
+        if cfg.even_build and max(ranks) - min(ranks) > 1:
+            continue
+        others = sum(r for sq, r in zip(members, ranks, strict=True) if sq != square)
+        key = (sum(ranks), others, tuple(ranks))
+        if best is None or key > best[0]:
+            best = (key, levels)
+    assert best is not None  # every square at 0 always fits
+    levels = best[1]
+    refund = (sum(map(rank, before)) - best[0][0]) * cfg.sale_value(sq_data.house_cost)
     ctx.emit(BuildingsSoldDown(seat, members, levels, refund))
 
 

@@ -330,8 +330,8 @@ class MortgageFeeDue(Event):
 
 @dataclass(slots=True)
 class BuildingsSoldDown(Event):
-    """P8: a hotel sold while the bank lacks the houses to break it up: the group goes down
-    evenly to what the bank can supply (`levels` per square, after)."""
+    """P8: a hotel sold while the bank lacks the houses to break it up: the group goes down only
+    as far as the bank can supply, as evenly as P6 asks (`levels` per square, after)."""
 
     seat: int
     squares: tuple[int, ...]

@@ -402,6 +402,62 @@ def test_P8_without_4_houses_in_the_bank_the_group_goes_down_to_what_it_can_supp
     assert t.state.bank_houses() == 0 and t.state.bank_hotels() == 12
 
 
+def _bank_short(t: Table, seat: int, houses: int) -> None:
+    """Build on whole groups of `seat` (greens, yellows, oranges, reds), evenly, until the bank holds `houses`."""
+    for group in ((31, 32, 34), (26, 27, 29), (16, 18, 19), (21, 23, 24)):
+        take = min(12, t.state.bank_houses() - houses)
+        give(t.state, seat, *group)
+        for i, sq in enumerate(group):
+            t.state.buildings[sq] = take // 3 + (i < take % 3)
+    assert t.state.bank_houses() == houses
+
+
+def test_P8_a_hotel_sold_with_3_houses_in_the_bank_goes_down_to_3_and_the_group_keeps_the_rest() -> None:
+    t = table()
+    c = t.state.current
+    _built(t, c, {37: 5, 39: 4})
+    _bank_short(t, other(t.state, c), 3)
+    cash = t.state.players[c].cash
+    events = t.do(SellBuilding(c, 37))
+    # P8: only as far as the bank can supply: Park Place to 3 houses, Boardwalk keeps its 4 (P6: 3/4 is even)
+    assert BuildingsSoldDown(c, (37, 39), (3, 4), 2 * 100) in events
+    assert (t.state.buildings[37], t.state.buildings[39]) == (3, 4)
+    assert t.state.players[c].cash == cash + 200  # the hotel and one house, at half of $200 each
+    assert t.state.bank_houses() == 0 and t.state.bank_hotels() == 12
+
+
+def test_P8_hotels_on_the_whole_group_with_2_houses_in_the_bank_end_1_1_0() -> None:
+    t = table()
+    c = t.state.current
+    _built(t, c, {6: 5, 8: 5, 9: 5})
+    _bank_short(t, other(t.state, c), 2)
+    events = t.do(SellBuilding(c, 9))
+    # P8, P6: no hotel may stay next to a square of 2 houses or fewer; the bank's 2 houses give 1/1/0
+    assert BuildingsSoldDown(c, (6, 8, 9), (1, 1, 0), (15 - 2) * 25) in events
+    assert t.state.bank_houses() == 0 and t.state.bank_hotels() == 12
+
+
+def test_P8_the_sold_square_goes_lowest_when_the_group_cannot_stay_level() -> None:
+    t = table()
+    c = t.state.current
+    _built(t, c, {6: 5, 8: 5, 9: 5})
+    _bank_short(t, other(t.state, c), 2)
+    events = t.do(SellBuilding(c, 6))
+    assert BuildingsSoldDown(c, (6, 8, 9), (0, 1, 1), (15 - 2) * 25) in events
+
+
+def test_P8_a_short_bank_never_makes_a_square_higher_than_it_was() -> None:
+    t = table()
+    c = t.state.current
+    _built(t, c, {11: 5, 13: 3, 14: 3})
+    _bank_short(t, other(t.state, c), 1)
+    events = t.do(SellBuilding(c, 11))
+    # 7 houses in reach (3 + 3 + the bank's 1): 4/3/3 needs 10, 3/3/1 is uneven (P6); 7 kept at most,
+    # St. Charles Place (the hotel sold) lowest, then the earlier square highest: 2/3/2
+    assert BuildingsSoldDown(c, (11, 13, 14), (2, 3, 2), (11 - 7) * 50) in events
+    assert t.state.bank_houses() == 0
+
+
 def test_P10_building_outside_ones_turn() -> None:
     t = table()
     c = t.state.current
