@@ -9,8 +9,12 @@ What is measured, everything on this one machine (servers, services, load):
          trades the sub-protocol services committed), events/s (counted on
          JetStream), p50/p99 latency of a command (sent to its answer);
          median of RUNS runs;
-  human  HUMAN_TABLES tables whose bots think THINK s per decision, for WINDOW
-         s: p99 latency, the service's CPU share and resident memory per table.
+  human  `monopoly load` (client.load): HUMAN_TABLES tables whose bots think THINK
+         s per decision, opened at RAMP tables/s by LOAD_PROCESSES generator
+         processes, then WINDOW s of play: latency percentiles (HDR histogram,
+         corrected for coordinated omission), the tables that never started,
+         stalled or failed (any of them fails the run), the table service's
+         CPU per command and resident memory per table.
 With --services table the sub-protocols run inside the table (the table-only baseline).
 With --transport unary the bots send each command as its own SubmitCommand call instead of
 on a Play stream per table (the default).
@@ -22,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import gc
 import os
 import statistics
@@ -35,8 +38,10 @@ from pathlib import Path
 import grpc
 import nats
 import psutil
+from rich.console import Console
 
 from client import BotTable, SubProtocolStubs, connect
+from client.load import LoadSpec, Report, Targets, run_load
 from client.platform import Platform
 from servicekit.bus import TABLE_EVENTS, ensure_stream
 from servicekit.embedded import free_port, servers
@@ -176,42 +181,33 @@ def histogram_quantile(before: dict[float, float], after: dict[float, float], q:
     return float("inf")
 
 
-async def human_pace(platform: Platform, tables: int, think: float, window: float, stream: bool) -> dict[str, float]:
+async def human_pace(
+    platform: Platform, tables: int, think: float, window: float, processes: int, ramp: float
+) -> tuple[Report, dict[str, float]]:
+    """`monopoly load` (client.load) at a person's pace against the running platform: its report (with
+    the tables that never started or stalled) and the table service's CPU and memory over the run."""
     assert platform.table.proc is not None
     service = psutil.Process(platform.table.proc.pid)
-    channel, stub = connect(platform.table_target)
     rss_before = service.memory_info().rss
-    services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
-    games = [
-        BotTable(stub, seed=10_000 + i, think_s=think, services=services, stream_commands=stream) for i in range(tables)
-    ]
-    for i in range(0, tables, 50):
-        await asyncio.gather(*(g.create() for g in games[i : i + 50]))
-    tasks = [asyncio.create_task(g.play()) for g in games]
-    await asyncio.sleep(min(10.0, window / 3))  # warm up: every table loaded and playing
+    spec = LoadSpec(
+        targets=Targets(table=platform.table_target, **{n: platform.target(n) for n in platform.external}),
+        tables=tables,
+        think_s=think,
+        ramp=ramp,
+        duration_s=tables / ramp + window,  # every table opened, then `window` s of play
+        via="create",
+        processes=processes,
+        seed=10_000,
+    )
     cpu0 = sum(service.cpu_times()[:2])
-    metrics_port = int(platform.table.env["TABLE_METRICS_PORT"])
-    hist0 = scrape_histogram(metrics_port)
-    marks = [len(g.latencies) for g in games]
     started = time.perf_counter()
-    await asyncio.sleep(window)
+    report = await asyncio.to_thread(run_load, spec, Console(stderr=True))
     elapsed = time.perf_counter() - started
     cpu = sum(service.cpu_times()[:2]) - cpu0
-    server_p99 = histogram_quantile(hist0, scrape_histogram(metrics_port), 0.99)
     rss = service.memory_info().rss
-    latencies = [x for g, m in zip(games, marks, strict=True) for x in g.latencies[m:]]
-    for t in tasks:
-        t.cancel()
-    with contextlib.suppress(Exception):
-        await asyncio.gather(*tasks, return_exceptions=True)
-    await channel.close()
-    await services.close()
-    return {
-        "commands_per_s": len(latencies) / elapsed,
-        "p50_ms": pct(latencies, 0.5) * 1000,
-        "p99_ms": pct(latencies, 0.99) * 1000,
-        "server_p99_ms": server_p99 * 1000,
+    return report, {
         "cpu_share": cpu / elapsed,
+        "cpu_ms_per_command": 1000 * cpu / report.commands if report.commands else 0.0,
         "rss_mb": rss / 2**20,
         "kb_per_table": (rss - rss_before) / 1024 / tables,
     }
@@ -224,6 +220,10 @@ async def main() -> int:
     parser.add_argument("--human-tables", type=int, default=int(os.environ.get("HUMAN_TABLES", 1000)))
     parser.add_argument("--think", type=float, default=3.0)
     parser.add_argument("--window", type=float, default=float(os.environ.get("WINDOW", 30)))
+    parser.add_argument("--ramp", type=float, default=float(os.environ.get("RAMP", 100)), help="human: tables/s")
+    parser.add_argument(
+        "--load-processes", type=int, default=int(os.environ.get("LOAD_PROCESSES", 2)), help="human: generators"
+    )
     parser.add_argument(
         "--services",
         choices=("all", "table"),
@@ -238,6 +238,7 @@ async def main() -> int:
     )
     args = parser.parse_args()
     print(__doc__.strip(), "\n", flush=True)
+    status = 0
 
     echo = await measure_echo()
     print(f"echo   bare grpc.aio unary, 64 in flight: {echo:,.0f} calls/s", flush=True)
@@ -274,23 +275,30 @@ async def main() -> int:
                 flush=True,
             )
             if args.human_tables:
-                h = await human_pace(
-                    platform, args.human_tables, args.think, args.window, stream=args.transport == "stream"
+                report, h = await human_pace(
+                    platform, args.human_tables, args.think, args.window, args.load_processes, args.ramp
                 )
+                lat = report.latency_ms
                 print(
-                    f"human  {args.human_tables} tables, {args.think:g} s per decision, {args.window:g} s window: "
-                    f"{h['commands_per_s']:,.0f} commands/s, p50 {h['p50_ms']:.1f} ms, p99 {h['p99_ms']:.1f} ms "
-                    f"(inside the service: p99 <= {h['server_p99_ms']:g} ms), "
-                    f"service CPU {h['cpu_share']:.0%} of a core, {h['rss_mb']:.0f} MB resident "
-                    f"({h['kb_per_table']:.0f} KB per table)",
+                    f"human  {args.human_tables} tables, {args.think:g} s per decision, opened at {args.ramp:g}/s "
+                    f"by {args.load_processes} generator processes, then {args.window:g} s: "
+                    f"{report.commands_per_s:,.0f} commands/s, p50 {lat.get('p50', 0):.1f} ms, "
+                    f"p99 {lat.get('p99', 0):.1f} ms (HDR, corrected for coordinated omission); "
+                    f"never started {report.never_started}, stalled {report.stalled}, failed {report.failed}; "
+                    f"table service CPU {h['cpu_share']:.0%} of a core ({h['cpu_ms_per_command']:.2f} ms per command), "
+                    f"{h['rss_mb']:.0f} MB resident ({h['kb_per_table']:.0f} KB per table)",
                     flush=True,
                 )
+                if not report.ok:
+                    print("human  NOT every table played: the figures above do not hold for all of them", flush=True)
+                    status = 1
         finally:
             await nc.close()
             await platform.stop()
-    return 0
+    return status
 
 
 if __name__ == "__main__":
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")  # the generator processes' start is not news
     gc.set_threshold(50_000, 20, 20)  # the load generator holds thousands of table replicas
     sys.exit(asyncio.run(main()))

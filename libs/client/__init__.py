@@ -167,6 +167,8 @@ class BotTable:
     unavailable: int = 0
     #: Of the table's UNAVAILABLE answers, those that told how long to wait (`retry-after-ms`).
     hinted: int = 0
+    #: The table's answers to this driver's commands other than OK, by gRPC status code name.
+    status_codes: Counter[str] = field(default_factory=Counter)
     #: Moves that failed for a reason the rules do not explain (each logged, then decided again).
     errors: int = 0
     latencies: list[float] = field(default_factory=list)
@@ -415,6 +417,7 @@ class BotTable:
             self.commands += 1
             self._apply(reply.events)
         except grpc.aio.AioRpcError as exc:
+            self.status_codes[exc.code().name] += 1
             if exc.code() in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
                 self.refused += 1  # the table moved on (a timer fired) before the command arrived
                 if exc.code() == grpc.StatusCode.ABORTED and self.state is not None and self.state.seq == seq:
@@ -427,7 +430,8 @@ class BotTable:
                 await self._resync()
             else:
                 raise
-        except (TimeoutError, ConnectionError):  # no answer in time (the service stalled) or the stream ended
+        except (TimeoutError, ConnectionError) as exc:  # no answer in time (the service stalled) or the stream ended
+            self.status_codes["DEADLINE_EXCEEDED" if isinstance(exc, TimeoutError) else "STREAM_ENDED"] += 1
             self.unavailable += 1
             await self._resync()
         finally:

@@ -11,6 +11,7 @@ reaches only the process that started it, which stops the services in order
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import socket
@@ -205,9 +206,20 @@ class Platform:
                 await process.start()
 
         await asyncio.gather(others(), *([table_ready()] if table_ready else []))
+        self.targets_path.write_text(json.dumps(self.targets, indent=2) + "\n")
+
+    @property
+    def targets_path(self) -> Path:
+        """Where a running platform's addresses are, for clients in other terminals (`monopoly load`)."""
+        return self.data_dir / "targets.json"
+
+    @property
+    def targets(self) -> dict[str, str]:
+        return {name: self.target(name) for name in self.processes} | {"lobby": self.lobby_url}
 
     async def stop(self) -> None:
         """Every service SIGTERM'd and reaped: the others side by side, then the table service they call."""
+        self.targets_path.unlink(missing_ok=True)
         first, *rest = self.processes.values()
         await asyncio.gather(*(process.stop() for process in rest))
         await first.stop()

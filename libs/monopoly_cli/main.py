@@ -12,11 +12,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import analytics, casino, platform, play, simulate, verify
+from . import analytics, casino, load, platform, play, simulate, verify
 from .options import Subcommands
 
 #: The command groups, in the order `monopoly --help` lists them.
-COMMANDS = (simulate, play, platform, casino, verify, analytics)
+COMMANDS = (simulate, play, platform, load, casino, verify, analytics)
 
 
 def build_parser() -> argparse.ArgumentParser:

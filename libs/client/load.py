@@ -1,0 +1,469 @@
+"""`monopoly load`: bot tables at a chosen pace against any running platform, counted honestly.
+
+A load run is only worth its figures if every table it meant to run is accounted for. So each table
+has a status, and the report counts them all: `waiting` (not yet opened: the ramp has not reached
+it), `forming` (players queued or the table being created), `playing` (its first command
+committed), `finished`, `failed` (an error the bots could not recover from), and at the end
+`never started` (opened, never committed a command) and `stalled` (playing, but no command for
+`stall_s`). A run with any table that never started, stalled or failed exits non-zero.
+
+Latency is a command's time from sending to its answer, in an HDR histogram (`hdrhistogram`),
+corrected for coordinated omission at the bots' pace: a bot that waited for a slow answer did not
+send the commands a person would have meanwhile, and the correction counts them.
+
+The work is split over `processes` load-generator processes (so the generator is not what is
+measured), each opening its share of tables gradually (`ramp` tables per second over all processes:
+grpcio leaves streams opened in one burst unserved). Each process reports a snapshot per second;
+the parent merges them into the live view and the report.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import json
+import multiprocessing
+import queue
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from multiprocessing.queues import Queue
+from typing import Any, Literal
+
+from hdrh.histogram import HdrHistogram
+from rich.console import Console, Group
+from rich.live import Live
+from rich.table import Table
+
+from . import BotTable, SubProtocolStubs, connect
+from .matchmaking import MatchmakingClient
+
+#: Latencies are recorded in microseconds, from 1 us to 5 minutes, at 3 significant digits.
+HIST_RANGE_US = (1, 300_000_000, 3)
+#: How often each generator process sends its snapshot.
+SNAPSHOT_S = 1.0
+STATUSES = ("waiting", "forming", "playing", "finished", "failed")
+
+Via = Literal["matchmaking", "create"]
+
+
+@dataclass(frozen=True)
+class Targets:
+    """The platform's public gRPC addresses (`monopoly run` writes them to its data dir)."""
+
+    table: str
+    matchmaking: str = ""
+    auction: str = ""
+    trade: str = ""
+    casino: str = ""
+
+    @property
+    def subprotocols(self) -> dict[str, str]:
+        return {name: t for name, t in (("auction", self.auction), ("trade", self.trade), ("casino", self.casino)) if t}
+
+
+@dataclass(frozen=True)
+class LoadSpec:
+    targets: Targets
+    tables: int
+    #: Real seconds a bot thinks before each decision (3.0: a person's pace; 0: as fast as answered).
+    think_s: float = 3.0
+    #: Tables opened per second, over all processes.
+    ramp: float = 50.0
+    #: Stop after this many seconds (None: when every table has ended).
+    duration_s: float | None = None
+    via: Via = "matchmaking"
+    mode: str = "classic"
+    players: int = 4
+    processes: int = 1
+    clock_scale: int = 1
+    #: A playing table with no command committed for this long is stalled.
+    stall_s: float = 60.0
+    #: Seconds each command may wait for its answer before the bot gives up on it and re-reads.
+    deadline_s: float = 30.0
+    seed: int = 1
+
+    def share(self, index: int) -> list[int]:
+        """The tables (by number) generator process `index` opens."""
+        return list(range(index, self.tables, self.processes))
+
+
+@dataclass
+class Snapshot:
+    """One generator process's counts so far (sent to the parent; merged there)."""
+
+    process: int
+    statuses: dict[str, int]
+    commands: int = 0
+    refused: int = 0
+    retried: int = 0
+    errors_by_code: dict[str, int] = field(default_factory=dict)
+    failures: list[str] = field(default_factory=list)
+    never_started: int = 0
+    stalled: int = 0
+    histogram: str = ""  # HdrHistogram.encode(), base64 text
+    done: bool = False
+
+
+def new_histogram() -> HdrHistogram:
+    return HdrHistogram(*HIST_RANGE_US)
+
+
+class Generator:
+    """One process's share of the tables: opens them on the ramp, plays them, counts everything."""
+
+    def __init__(self, spec: LoadSpec, index: int) -> None:
+        self.spec = spec
+        self.index = index
+        self.numbers = spec.share(index)
+        self.status: dict[int, str] = dict.fromkeys(self.numbers, "waiting")
+        #: Each table number's drivers: one, or one per table matchmaking spread the group over (R4).
+        self.games: dict[int, list[BotTable]] = {}
+        self.last_commit: dict[int, float] = {}
+        self.seen_commands: dict[int, int] = {}
+        self.failures: list[str] = []
+        self.histogram = new_histogram()
+        self._drained: dict[int, int] = {}  # by id() of a driver: latencies already in the histogram
+        self.tasks: list[asyncio.Task[None]] = []
+
+    async def run(self, send: Queue[Snapshot] | None) -> Snapshot:
+        spec = self.spec
+        self.channel, self.stub = connect(spec.targets.table)
+        self.services = SubProtocolStubs.connect(spec.targets.subprotocols)
+        self.mm = MatchmakingClient(spec.targets.matchmaking) if spec.via == "matchmaking" else None
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        reporter = asyncio.create_task(self._report(send))
+        try:
+            interval = spec.processes / spec.ramp if spec.ramp > 0 else 0.0
+            opener = asyncio.create_task(self._open_all(interval))
+            deadline = None if spec.duration_s is None else started + spec.duration_s
+            while not self._all_ended():
+                if deadline is not None and loop.time() >= deadline:
+                    break
+                await asyncio.sleep(0.2)
+                self._drain()
+            opener.cancel()
+            self._drain()
+            snapshot = self.snapshot(final=True)
+        finally:
+            reporter.cancel()
+            for task in self.tasks:
+                task.cancel()
+            await asyncio.gather(*self.tasks, reporter, return_exceptions=True)
+            if self.mm is not None:
+                await self.mm.close()
+            await self.services.close()
+            await self.channel.close()
+        return snapshot
+
+    def _all_ended(self) -> bool:
+        return all(s in ("finished", "failed") for s in self.status.values())
+
+    async def _open_all(self, interval: float) -> None:
+        loop = asyncio.get_running_loop()
+        first = loop.time()
+        for k, number in enumerate(self.numbers):
+            wait = first + k * interval - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self.status[number] = "forming"
+            self.tasks.append(asyncio.create_task(self._table(number)))
+
+    async def _table(self, number: int) -> None:
+        try:
+            games = await self._form(number)
+            self.games[number] = games
+            await asyncio.gather(*(g.play() for g in games))
+            self.status[number] = "finished"
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.status[number] = "failed"
+            self.failures.append(f"table #{number}: {type(exc).__name__}: {exc}")
+
+    def _driver(self, number: int) -> BotTable:
+        spec = self.spec
+        return BotTable(
+            self.stub,
+            mode=spec.mode,
+            players=spec.players,
+            seed=spec.seed + number,
+            clock_scale=spec.clock_scale,
+            think_s=spec.think_s,
+            services=self.services,
+            deadline_s=spec.deadline_s,
+        )
+
+    async def _form(self, number: int) -> list[BotTable]:
+        """The table's drivers: CreateTable and JoinTable, or the group queued until every player is seated.
+
+        Matchmaking may seat a group at more than one table (R4 fills a table with a player waiting
+        from another group): then each of those tables gets a driver for this group's seats there,
+        beside the driver of the group that holds its other seats.
+        """
+        spec = self.spec
+        if self.mm is None:
+            game = self._driver(number)
+            await game.create()
+            return [game]
+        tag = f"load{spec.seed}-{self.index}-{number}"
+        players = [await self.mm.register(f"{tag}-{i}") for i in range(spec.players)]
+        tickets = await self.mm.queue_and_wait(players, spec.mode, timeout=max(60.0, spec.stall_s))
+        games: dict[str, BotTable] = {}
+        for ticket in tickets:
+            game = games.setdefault(ticket.table_id, self._driver(number))
+            game.table_id = ticket.table_id
+            game.tokens[ticket.seat] = ticket.seat_token
+        return list(games.values())
+
+    def _drain(self) -> None:
+        """Move new latencies into the histogram; note which tables committed since last time."""
+        now = time.monotonic()
+        corrected = int(self.spec.think_s * 1_000_000)
+        for number, games in self.games.items():
+            for game in games:
+                new = game.latencies[self._drained.get(id(game), 0) :]
+                self._drained[id(game)] = len(game.latencies)
+                for seconds in new:
+                    us = max(1, int(seconds * 1_000_000))
+                    if corrected:
+                        self.histogram.record_corrected_value(us, corrected)
+                    else:
+                        self.histogram.record_value(us)
+            commands = sum(g.commands for g in games)
+            if commands != self.seen_commands.get(number, 0):
+                self.seen_commands[number] = commands
+                self.last_commit[number] = now
+                if self.status[number] == "forming":
+                    self.status[number] = "playing"
+
+    def snapshot(self, final: bool = False) -> Snapshot:
+        now = time.monotonic()
+        codes: Counter[str] = Counter()
+        drivers = [g for games in self.games.values() for g in games]
+        for game in drivers:
+            codes.update(game.status_codes)
+        never = stalled = 0
+        if final:
+            never = sum(1 for s in self.status.values() if s in ("forming", "waiting"))
+            stalled = sum(
+                1
+                for n, s in self.status.items()
+                if s == "playing" and now - self.last_commit.get(n, now) > self.spec.stall_s
+            )
+        return Snapshot(
+            process=self.index,
+            statuses=dict(Counter(self.status.values())),
+            commands=sum(g.commands for g in drivers),
+            refused=sum(g.refused for g in drivers),
+            retried=sum(g.unavailable for g in drivers),
+            errors_by_code=dict(codes),
+            failures=list(self.failures),
+            never_started=never,
+            stalled=stalled,
+            histogram=base64.b64encode(self.histogram.encode()).decode() if self.histogram.get_total_count() else "",
+            done=final,
+        )
+
+    async def _report(self, send: Queue[Snapshot] | None) -> None:
+        if send is None:
+            return
+        while True:
+            await asyncio.sleep(SNAPSHOT_S)
+            self._drain()
+            send.put(self.snapshot())
+
+
+def _generator_main(spec: LoadSpec, index: int, send: Queue[Snapshot]) -> None:
+    """A generator process: its share of the tables, its final snapshot last."""
+    try:
+        final = asyncio.run(Generator(spec, index).run(send))
+    except BaseException as exc:  # the parent must hear of it, whatever it was
+        final = Snapshot(index, {"failed": len(spec.share(index))}, failures=[f"generator {index}: {exc!r}"])
+        final.done = True
+    send.put(final)
+
+
+@dataclass
+class Report:
+    """The run's figures (what `--json` writes)."""
+
+    measured: str
+    tables: int
+    processes: int
+    duration_s: float
+    statuses: dict[str, int]
+    never_started: int
+    stalled: int
+    failed: int
+    commands: int
+    commands_per_s: float
+    refused: int
+    retried: int
+    errors_by_code: dict[str, int]
+    latency_ms: dict[str, float]
+    latency_count: int
+    failures: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return not (self.never_started or self.stalled or self.failed)
+
+    def to_json(self) -> str:
+        return json.dumps({**asdict(self), "ok": self.ok}, indent=2)
+
+
+PERCENTILES = (50.0, 90.0, 99.0, 99.9, 100.0)
+
+
+def merge(snapshots: dict[int, Snapshot]) -> tuple[Counter[str], HdrHistogram, Snapshot]:
+    statuses: Counter[str] = Counter()
+    total = Snapshot(-1, {})
+    hist = new_histogram()
+    codes: Counter[str] = Counter()
+    for s in snapshots.values():
+        statuses.update(s.statuses)
+        total.commands += s.commands
+        total.refused += s.refused
+        total.retried += s.retried
+        total.never_started += s.never_started
+        total.stalled += s.stalled
+        total.failures.extend(s.failures)
+        codes.update(s.errors_by_code)
+        if s.histogram:
+            hist.add(HdrHistogram.decode(base64.b64decode(s.histogram)))
+    total.errors_by_code = dict(codes)
+    return statuses, hist, total
+
+
+def percentiles_ms(hist: HdrHistogram) -> dict[str, float]:
+    if not hist.get_total_count():
+        return {}
+    return {f"p{p:g}": hist.get_value_at_percentile(p) / 1000 for p in PERCENTILES}
+
+
+def describe(spec: LoadSpec) -> str:
+    pace = f"{spec.think_s:g} s per decision" if spec.think_s else "as fast as answered"
+    how = "queued through matchmaking" if spec.via == "matchmaking" else "created with CreateTable"
+    until = f"for {spec.duration_s:g} s" if spec.duration_s else "until every game ended"
+    return (
+        f"{spec.tables} {spec.mode} tables of {spec.players} bots ({how}), {pace}, opened at {spec.ramp:g} tables/s "
+        f"by {spec.processes} process(es), {until}; latency: a table command from sent to answered "
+        f"(HDR histogram{', corrected for coordinated omission' if spec.think_s else ''})"
+    )
+
+
+def view(spec: LoadSpec, snapshots: dict[int, Snapshot], elapsed: float, rate: float) -> Group:
+    statuses, hist, total = merge(snapshots)
+    counts = Table(title=f"monopoly load: {elapsed:.0f} s", expand=False)
+    for col in (*STATUSES, "commands/s", "p50 ms", "p99 ms", "retried", "errors"):
+        counts.add_column(col, justify="right")
+    # Tables of processes not yet reporting are still waiting.
+    reported = sum(statuses.values())
+    waiting = statuses.get("waiting", 0) + spec.tables - reported
+    pct = percentiles_ms(hist)
+    counts.add_row(
+        str(waiting),
+        *(str(statuses.get(s, 0)) for s in STATUSES[1:]),
+        f"{rate:,.0f}",
+        f"{pct.get('p50', 0):.1f}",
+        f"{pct.get('p99', 0):.1f}",
+        str(total.retried),
+        str(sum(total.errors_by_code.values())),
+    )
+    return Group(counts)
+
+
+def run_load(spec: LoadSpec, console: Console | None = None) -> Report:
+    """Run the load over `spec.processes` generator processes with a live view; the merged report."""
+    console = console or Console(stderr=True)
+    console.print(f"measuring: {describe(spec)}")
+    ctx = multiprocessing.get_context("spawn")
+    inbox: Queue[Snapshot] = ctx.Queue()
+    procs = [ctx.Process(target=_generator_main, args=(spec, i, inbox), daemon=True) for i in range(spec.processes)]
+    started = time.monotonic()
+    for p in procs:
+        p.start()
+    snapshots: dict[int, Snapshot] = {}
+    last_commands, last_t, rate = 0, started, 0.0
+    with _live(console, spec) as live:
+        while not (len(snapshots) == spec.processes and all(s.done for s in snapshots.values())):
+            try:
+                s = inbox.get(timeout=0.5)
+                snapshots[s.process] = s
+            except queue.Empty:
+                if not any(p.is_alive() for p in procs) and inbox.empty():
+                    for i, p in enumerate(procs):  # a process that died without its final snapshot
+                        if i not in snapshots or not snapshots[i].done:
+                            snapshots[i] = Snapshot(
+                                i, {"failed": len(spec.share(i))}, failures=[f"generator {i} exited {p.exitcode}"]
+                            )
+                            snapshots[i].done = True
+            now = time.monotonic()
+            if now - last_t >= 1.0:
+                commands = sum(s.commands for s in snapshots.values())
+                rate = (commands - last_commands) / (now - last_t)
+                last_commands, last_t = commands, now
+            if live is not None:
+                live.update(view(spec, snapshots, now - started, rate))
+    for p in procs:
+        p.join(timeout=10)
+    elapsed = time.monotonic() - started
+    statuses, hist, total = merge(snapshots)
+    return Report(
+        measured=describe(spec),
+        tables=spec.tables,
+        processes=spec.processes,
+        duration_s=round(elapsed, 3),
+        statuses=dict(statuses),
+        never_started=total.never_started,
+        stalled=total.stalled,
+        failed=statuses.get("failed", 0),
+        commands=total.commands,
+        commands_per_s=round(total.commands / elapsed, 1) if elapsed else 0.0,
+        refused=total.refused,
+        retried=total.retried,
+        errors_by_code=total.errors_by_code,
+        latency_ms={k: round(v, 3) for k, v in percentiles_ms(hist).items()},
+        latency_count=hist.get_total_count(),
+        failures=total.failures[:50],
+    )
+
+
+@contextlib.contextmanager
+def _live(console: Console, spec: LoadSpec) -> Iterator[Live | None]:
+    if not console.is_terminal:  # a log or CI: the report at the end says it all
+        yield None
+        return
+    with Live(view(spec, {}, 0.0, 0.0), console=console, refresh_per_second=2) as live:
+        yield live
+
+
+def print_report(report: Report, console: Console) -> None:
+    out = Table(title="monopoly load: report")
+    out.add_column("what")
+    out.add_column("value", justify="right")
+    rows: list[tuple[str, Any]] = [
+        ("tables asked for", report.tables),
+        ("finished", report.statuses.get("finished", 0)),
+        ("still playing at the end", report.statuses.get("playing", 0) - report.stalled),
+        ("never started", report.never_started),
+        ("stalled", report.stalled),
+        ("failed", report.failed),
+        ("commands committed", f"{report.commands:,}"),
+        ("commands/s", f"{report.commands_per_s:,.1f}"),
+        ("refused (the table moved on)", report.refused),
+        ("retried (UNAVAILABLE, deadline)", report.retried),
+    ]
+    rows += [(f"latency {k}", f"{v:.1f} ms") for k, v in report.latency_ms.items()]
+    rows += [(f"status {code}", n) for code, n in sorted(report.errors_by_code.items())]
+    for what, value in rows:
+        out.add_row(what, str(value))
+    console.print(out)
+    for line in report.failures[:10]:
+        console.print(f"[red]{line}[/]")
+    verdict = "every table started and none stalled or failed" if report.ok else "NOT every table played"
+    console.print(f"{report.measured}\n{verdict}")

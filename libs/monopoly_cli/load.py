@@ -1,0 +1,98 @@
+"""`monopoly load`: bot tables at a chosen pace against a running platform, every table accounted for.
+
+Addresses come from flags, else the environment (TABLE_TARGET, MATCHMAKING_TARGET, AUCTION_TARGET,
+TRADE_TARGET, CASINO_TARGET: the names the services use), else the `targets.json` a running
+`monopoly run` keeps in its data dir (`--data-dir`, default .platform).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from .options import QUEUED_MODES, Subcommands
+
+SERVICES = ("table", "matchmaking", "auction", "trade", "casino")
+
+
+def add(sub: Subcommands) -> None:
+    load = sub.add_parser(
+        "load",
+        help="bot tables at a pace against a running platform: latency, errors, tables that never started",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    load.set_defaults(handler=start)
+    load.add_argument("--tables", type=int, default=100, help="tables to run (default 100)")
+    load.add_argument("--think", type=float, default=3.0, help="real seconds a bot thinks per decision (default 3)")
+    load.add_argument("--ramp", type=float, default=50.0, help="tables opened per second (default 50)")
+    load.add_argument("--duration", type=float, default=None, help="stop after this many seconds (default: the end)")
+    load.add_argument(
+        "--via", choices=("matchmaking", "create"), default="matchmaking", help="queue players, or CreateTable"
+    )
+    load.add_argument("--mode", choices=sorted(QUEUED_MODES), default="classic")
+    load.add_argument("--processes", type=int, default=1, help="load-generator processes (default 1)")
+    load.add_argument("--clock-scale", type=int, default=1, help="CreateTable's clock scale (--via create)")
+    load.add_argument("--stall", type=float, default=60.0, help="seconds without a command that make a stall")
+    load.add_argument("--seed", type=int, default=1)
+    load.add_argument("--json", type=Path, default=None, help="write the report here as JSON")
+    load.add_argument("--data-dir", type=Path, default=Path(".platform"), help="a `monopoly run` data dir")
+    for name in SERVICES:
+        load.add_argument(f"--{name}", default=None, metavar="HOST:PORT", help=f"the {name} service's gRPC address")
+
+
+def targets_from(args: argparse.Namespace) -> dict[str, str]:
+    """Flags over the environment over the running platform's targets.json."""
+    found: dict[str, str] = {}
+    path = args.data_dir / "targets.json"
+    if path.exists():
+        found.update(json.loads(path.read_text()))
+    for name in SERVICES:
+        found[name] = getattr(args, name) or os.environ.get(f"{name.upper()}_TARGET") or found.get(name, "")
+    return found
+
+
+def start(args: argparse.Namespace) -> int:
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+    from rich.console import Console
+
+    from client.load import LoadSpec, Targets, print_report, run_load
+
+    found = targets_from(args)
+    if not found["table"]:
+        print(
+            "monopoly load: no platform to load: pass --table (and --matchmaking...), set TABLE_TARGET, "
+            f"or start `monopoly run` (it writes {args.data_dir / 'targets.json'})",
+            file=sys.stderr,
+        )
+        return 2
+    if args.via == "matchmaking" and not found["matchmaking"]:
+        print("monopoly load: --via matchmaking needs the matchmaking service's address", file=sys.stderr)
+        return 2
+    if args.tables < 1 or args.processes < 1 or args.ramp <= 0 or args.think < 0:
+        print("monopoly load: --tables, --processes and --ramp must be positive, --think 0 or more", file=sys.stderr)
+        return 2
+    spec = LoadSpec(
+        targets=Targets(**{name: found[name] for name in SERVICES}),
+        tables=args.tables,
+        think_s=args.think,
+        ramp=args.ramp,
+        duration_s=args.duration,
+        via=args.via,
+        mode=args.mode,
+        players=3 if args.mode == "duel" else 4,
+        processes=args.processes,
+        clock_scale=args.clock_scale,
+        stall_s=args.stall,
+        seed=args.seed,
+    )
+    console = Console(stderr=True)
+    report = run_load(spec, console)
+    print_report(report, console)
+    if args.json is not None:
+        args.json.write_text(report.to_json() + "\n")
+        console.print(f"report: {args.json}")
+    return 0 if report.ok else 1

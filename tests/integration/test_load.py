@@ -1,0 +1,90 @@
+"""`monopoly load` against a running platform (the session's): every table it meant to run is counted.
+
+A run reports what it measured, latency from an HDR histogram, and the tables that never started:
+a non-zero count fails the run (exit 1), so a load whose tables silently wait is never a figure.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from client.platform import Platform
+from servicekit.embedded import free_port
+
+pytestmark = pytest.mark.integration
+
+
+def load(tmp_path: Path, *args: str) -> tuple[int, dict[str, object], str]:
+    out = tmp_path / "report.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "monopoly_cli", "load", "--json", str(out), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    report = json.loads(out.read_text()) if out.exists() else {}
+    return proc.returncode, report, proc.stderr
+
+
+async def test_tables_of_bots_through_two_generator_processes_are_all_counted(
+    platform: Platform, tmp_path: Path
+) -> None:
+    code, report, err = load(
+        tmp_path,
+        *("--table", platform.table_target, "--via", "create", "--tables", "4", "--processes", "2"),
+        *("--think", "0", "--ramp", "20", "--duration", "6"),
+    )
+    assert code == 0, err
+    assert report["ok"] is True
+    statuses = report["statuses"]
+    assert isinstance(statuses, dict)
+    assert statuses.get("playing", 0) + statuses.get("finished", 0) == 4, statuses
+    assert report["never_started"] == 0 and report["stalled"] == 0 and report["failed"] == 0
+    commands = report["commands"]
+    assert isinstance(commands, int) and commands > 20
+    # At no think time nothing is corrected: one latency per committed command.
+    assert report["latency_count"] == commands
+    latency = report["latency_ms"]
+    assert isinstance(latency, dict) and 0 < latency["p50"] <= latency["p99"] <= latency["p100"]
+    assert "4 classic tables" in str(report["measured"])
+
+
+async def test_tables_that_never_commit_a_command_fail_the_run(platform: Platform, tmp_path: Path) -> None:
+    # Bots that think a minute before their first move, in a run of 4 s: created, never started.
+    code, report, _ = load(
+        tmp_path,
+        *("--table", platform.table_target, "--via", "create", "--tables", "2"),
+        *("--think", "60", "--duration", "4"),
+    )
+    assert code == 1
+    assert report["ok"] is False
+    assert report["never_started"] == 2 and report["commands"] == 0
+
+
+async def test_a_platform_that_is_not_there_fails_every_table(tmp_path: Path) -> None:
+    code, report, _ = load(
+        tmp_path,
+        *("--table", f"127.0.0.1:{free_port()}", "--via", "create", "--tables", "3"),
+        *("--think", "0", "--duration", "20"),
+    )
+    assert code == 1
+    assert report["failed"] == 3
+    failures = report["failures"]
+    assert isinstance(failures, list) and len(failures) == 3 and "UNAVAILABLE" in failures[0]
+
+
+def test_without_an_address_it_says_where_to_find_one(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "monopoly_cli", "load", "--data-dir", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 2
+    assert "targets.json" in proc.stderr
