@@ -88,3 +88,17 @@ def test_without_an_address_it_says_where_to_find_one(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert "targets.json" in proc.stderr
+
+
+async def test_players_queued_through_matchmaking_are_seated_and_play(platform: Platform, tmp_path: Path) -> None:
+    code, report, err = load(
+        tmp_path,
+        *("--table", platform.table_target, "--matchmaking", platform.target("matchmaking")),
+        *("--auction", platform.target("auction"), "--trade", platform.target("trade")),
+        *("--casino", platform.target("casino"), "--tables", "2", "--think", "0", "--duration", "20"),
+    )
+    assert code == 0, err
+    statuses = report["statuses"]
+    assert isinstance(statuses, dict)
+    assert statuses.get("playing", 0) + statuses.get("finished", 0) == 2, (statuses, report["failures"])
+    assert report["never_started"] == 0 and report["commands"] > 0  # type: ignore[operator]
