@@ -20,7 +20,7 @@ BUF_VERSION := 1.75.0
 BUF         := build/node/node_modules/.bin/buf
 RELEASED    := proto/released/monopoly-v1.binpb
 
-.PHONY: run demo play test test-unit test-integration lint typecheck compile uncompile bench bench-platform bench-gateway simulate proto proto-check proto-release deploy-check clean
+.PHONY: run demo play test test-unit test-integration lint typecheck compile uncompile bench bench-peers bench-platform bench-gateway simulate proto proto-check proto-release deploy-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -99,6 +99,10 @@ uncompile:
 ## bench: engine throughput, median of several runs, on the compiled engine (NATIVE=0: pure Python)
 bench: $(STAMP) $(if $(filter 1,$(NATIVE)),compile,uncompile)
 	$(BIN)/python bench/engine_bench.py
+
+## bench-peers: the other simulators (checkouts in PEERS_DIR, default build/peers: see bench/peers.py), measured now
+bench-peers: $(STAMP)
+	$(BIN)/python bench/peers.py
 
 ## bench-platform: the table service under load through gRPC, NATS and Postgres
 bench-platform: $(STAMP)

@@ -20,15 +20,12 @@ import statistics
 import sys
 import time
 
+import peers  # bench/peers.py: the other simulators, measured in the same run when installed
+
 from bots import make_bot
 from engine import apply, native, new_game, preset
 from engine.rng import draw
 from sim.runner import DEFAULT_ROUND_CAP, DEFAULT_THINK_MS, RunSpec, game_seed, simulate
-
-#: The fastest published Python simulator measured on this kind of machine: about 33,000
-#: player-moves/s (57 games/s of ~128 rounds with 4 bots), without auctions or an event stream.
-REFERENCE_MOVES_PER_S = 33_000
-
 
 #: (row label, mode, players, virtual clock ms per decision, events hash)
 ROWS = (
@@ -100,11 +97,12 @@ def main() -> int:
     )
     header = (
         f"{'mode':<18} {'hash':<5} {'games/s':>8} {'player-turns/s':>15} {'best':>8} "
-        f"{'min-max':>15} {'rolls/s':>8} {'events/s':>9} {'rolls vs ref':>12}"
+        f"{'min-max':>15} {'rolls/s':>8} {'events/s':>9}"
     )
     print(header)
     print("-" * len(header))
     wanted = None if args.rows == "all" else set(args.rows.split(","))
+    ours: dict[bool, float] = {}  # classic no-clock player-turns/s (median), hash on and off
     for label, mode, players, think_ms, hashed in ROWS:
         if wanted is not None and label not in wanted:
             continue
@@ -115,11 +113,13 @@ def main() -> int:
                 print(f"  run {i + 1}/{args.runs}...", end="\r", file=sys.stderr, flush=True)
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
         turns = [r["player_turns_per_s"] for r in runs]
+        if label == "classic no-clock":
+            ours[hashed] = med["player_turns_per_s"]
         print(
             f"{label:<18} {'on' if hashed else 'off':<5} {med['games_per_s']:>8.1f} "
             f"{med['player_turns_per_s']:>15,.0f} {max(turns):>8,.0f} "
             f"{f'{min(turns):,.0f}-{max(turns):,.0f}':>15} {med['rolls_per_s']:>8,.0f} "
-            f"{med['events_per_s']:>9,.0f} {med['rolls_per_s'] / REFERENCE_MOVES_PER_S:>11.2f}x",
+            f"{med['events_per_s']:>9,.0f}",
             flush=True,
         )
     shares = [engine_share(args.games, args.seed) for _ in range(args.runs)]
@@ -127,13 +127,23 @@ def main() -> int:
     bots = statistics.median(x["bots_turns_per_s"] for x in shares)
     print(
         f"\nclassic, no clock, engine and bots timed apart (median of {args.runs}): the engine alone "
-        f"(check + apply + every event) {engine:,.0f} player-turns/s ({engine / REFERENCE_MOVES_PER_S:.2f}x "
-        f"the reference), the heuristic bots alone {bots:,.0f} player-turns/s",
+        f"(check + apply + every event) {engine:,.0f} player-turns/s, the heuristic bots alone "
+        f"{bots:,.0f} player-turns/s",
         flush=True,
     )
+    print("\npeers (bench/peers.py), same games per run, median of the runs, measured after the rows above:")
+    for peer in peers.PEERS:
+        measured = [peers.measure(peer, args.games, args.seed + i) for i in range(args.runs)]
+        figures = [m.player_turns_per_s for m in measured if m.player_turns_per_s is not None]
+        if len(figures) < len(measured):
+            print(f"  {peers.describe(measured[-1])}", flush=True)
+            continue
+        theirs = statistics.median(figures)
+        ratios = ", ".join(f"hash {'on' if h else 'off'} {ours[h] / theirs:.2f}x" for h in (True, False) if h in ours)
+        print(f"  {peers.describe(peers.PeerRun(peer, theirs, measured[-1].note))}; ours/theirs: {ratios}", flush=True)
     print(
         "\nplayer-turn: one player's turn (TurnStarted), re-rolls after doubles included in it.\n"
-        "rolls: every dice roll (a turn with doubles has several); the reference's 'player-moves' count rolls.\n"
+        "rolls: every dice roll (a turn with doubles has several).\n"
         "events: every engine event emitted. Medians except 'best' and 'min-max'.\n"
         "hash on: plus a blake2b over every event's JSON, as `monopoly simulate` does by default."
     )
