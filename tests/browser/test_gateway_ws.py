@@ -192,3 +192,45 @@ async def test_a_reconnect_resumes_from_the_last_seq(gateway_platform: Platform)
         assert missed and missed == list(range(seen + 1, resumed["view"]["seq"] + 1)), (seen, missed[:5])
         await again.ws.close()
         await lookout.ws.close()
+
+
+async def test_a_browser_loses_no_event_when_the_gateway_or_the_table_service_restarts(
+    gateway_platform: Platform,
+) -> None:
+    async with aiohttp.ClientSession() as session:
+        b = await open_browser(session, gateway_platform)
+        _, table_id, seat_token = await seated_player(b, "phoenix")
+        assert (await b.send("watch", table_id=table_id, token=seat_token))["ok"]
+        snapshot = await b.push("table")
+        seen = snapshot["view"]["seq"]
+        while seen < snapshot["view"]["seq"] + 10:
+            seen = (await b.push("table"))["view"]["seq"]
+
+        # The gateway is killed (its sessions with it) and started again: the browser reconnects from its seq.
+        gateway = gateway_platform.processes["gateway"]
+        await gateway.kill()
+        await gateway.start(timeout=120)
+        async with asyncio.timeout(TIMEOUT):
+            await b.reader  # the old connection ended with the process
+        b = await open_browser(session, gateway_platform)
+        assert (await b.send("watch", table_id=table_id, token=seat_token, from_seq=seen))["ok"]
+        resumed = await b.push("table")
+        assert resumed["snapshot"]
+        missed = [e["seq"] for e in resumed["events"]]
+        assert missed == list(range(seen + 1, resumed["view"]["seq"] + 1)), (seen, missed[:5])
+        last = resumed["view"]["seq"]
+
+        # The table service is killed while the browser watches: the gateway follows the table again
+        # from its last seq, and the browser's events go on with no gap and no repeat.
+        table = gateway_platform.table
+        await table.kill()
+        await table.start(timeout=120)
+        seqs: list[int] = []
+        async with asyncio.timeout(TIMEOUT * 2):
+            while not seqs or seqs[-1] < last + 10:
+                update = await b.push("table")
+                seqs += [e["seq"] for e in update["events"]]
+                if update["view"]["finished"]:
+                    break
+        assert seqs and seqs == list(range(last + 1, seqs[-1] + 1)), (last, seqs[:5])
+        await b.ws.close()
