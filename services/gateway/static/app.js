@@ -521,6 +521,8 @@ function renderTable() {
   const v = table.view;
   document.body.dataset.seq = table.lastSeq;
   document.body.dataset.finished = v.finished ? "1" : "";
+  document.body.dataset.actor = v.actor;  // whose decision it is, and which (tests and styles read them)
+  document.body.dataset.phase = v.phase;
   if (changed("board", table.id, v.owner, v.buildings, v.mortgaged, v.players.map((p) => [p.position, p.bankrupt]), v.dice, v.round, v.phase, v.jackpot)) renderBoard();
   if (changed("players", table.id, v.players, v.actor)) renderPlayers();
   if (changed("commands", table.id, table.legal, v.actor, v.phase, v.finished, v.paused, v.offer)) renderCommands();
