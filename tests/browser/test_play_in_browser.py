@@ -6,7 +6,8 @@ The person queues for Speed with bot_fill (R4: bots take the empty seats after t
 plays every decision the table offers by its buttons: the first purchase offer declined into
 the auction (A1) with a refused bid shown with its rule ID, then a bid; later offers bought (P1);
 a building when one is offered (P3); a mortgage (M1); a trade proposed to a bot (T1); a casino
-bet when the casino opens (K1). Screenshots of the lobby and of the table mid-game are kept.
+bet when the casino opens (K1); a pause asked for (E5: unanswered, refused after 30 s).
+Screenshots of the lobby and of the table mid-game are kept.
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ async def fill(page: Any, selector: str, value: str) -> bool:
 async def play_to_the_end(page: Any, artifacts: Path) -> dict[str, Any]:
     """Click through the game; what the person did, by kind."""
     done: dict[str, Any] = {"declined": 0, "bought": 0, "bids": 0, "refusals": [], "built": 0, "mortgaged": 0}
-    done.update(proposed=0, bets=0, turns=0, bankrupt=0, shot=False)
+    done.update(proposed=0, bets=0, turns=0, bankrupt=0, pause_asked=0, shot=False)
     started = time.monotonic()
     deadline = started + GAME_TIMEOUT_S
     while time.monotonic() < deadline:
@@ -78,6 +79,9 @@ async def play_to_the_end(page: Any, artifacts: Path) -> dict[str, Any]:
         if s["refusal"] and s["refusal"] not in done["refusals"]:
             done["refusals"].append(s["refusal"])
         acted = False
+        if done["shot"] and not done["pause_asked"] and "RequestPause" in s["cmds"]:
+            # E5: the person asks for a pause; the bots never answer, so after 30 game s it is refused.
+            done["pause_asked"] += await click(page, 'button.cmd[data-type="RequestPause"]')
         if s["bid"]:
             if not done["refusals"] and done["bids"] == 0:
                 await fill(page, "#bid-amount", "1")  # below the minimum: the auction service refuses (A2)
@@ -201,6 +205,8 @@ async def test_a_person_plays_a_game_against_bots_and_a_spectator_sees_it(
                 assert "PropertyMortgaged" in kinds
             if did["built"]:
                 assert "BuildingBuilt" in kinds
+            assert did["pause_asked"] == 1, did
+            assert "PauseRequested" in kinds and {"PauseRejected", "GamePaused"} & set(kinds), kinds
 
             # The spectator saw the same events, from the moment it came in, and no buttons to act.
             seen = await watcher.evaluate(LOG_JS)
