@@ -103,7 +103,7 @@ async def watch(platform: Platform, pid: int, tables: int, watchers: int) -> tup
 
 
 async def main(args: argparse.Namespace) -> None:
-    with tempfile.TemporaryDirectory(prefix="gateway-bench-") as tmp, servers(Path(tmp) / "srv") as (nats, db):
+    with tempfile.TemporaryDirectory(prefix="gateway-bench-") as tmp, servers(Path(tmp) / "srv") as (nats, db, bus):
         # The per-connection rate limit is lifted: the bench measures the gateway's work, not its limit.
         platform = Platform(
             nats,
@@ -111,6 +111,7 @@ async def main(args: argparse.Namespace) -> None:
             Path(tmp) / "svc",
             services=("table", "matchmaking", "gateway"),
             extra_env={"GATEWAY_RATE_PER_S": "1000000", "GATEWAY_BURST": "1000000"},
+            bus=bus,
         )
         await asyncio.gather(*(p.start(timeout=180) for p in platform.processes.values()))
         try:

@@ -43,7 +43,8 @@ from rich.console import Console
 from client import BotTable, SubProtocolStubs, connect
 from client.load import LoadSpec, Report, Targets, run_load
 from client.platform import Platform
-from servicekit.bus import TABLE_EVENTS, ensure_stream
+from servicekit import natsauth
+from servicekit.bus import TABLE_EVENTS
 from servicekit.embedded import free_port, servers
 
 ECHO = "/bench.Echo/Call"
@@ -245,14 +246,12 @@ async def main() -> int:
     echo_stream = await measure_echo(stream=True)
     print(f"echo   bare grpc.aio bidirectional streams, 64 of them: {echo_stream:,.0f} exchanges/s", flush=True)
 
-    with tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp, servers(Path(tmp)) as (nats_url, db_url):
+    with tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp, servers(Path(tmp)) as (nats_url, db_url, bus):
         names = ("table", "auction", "trade", "casino") if args.services == "all" else ("table",)
-        platform = Platform(nats_url, db_url, Path(tmp) / "svc", clock_scale=1, services=names)
+        platform = Platform(nats_url, db_url, Path(tmp) / "svc", clock_scale=1, services=names, bus=bus)
         await platform.start()
         print(f"services: {', '.join(names)}; commands sent {TRANSPORTS[args.transport]}", flush=True)
-        nc = await nats.connect(nats_url)
-        js = nc.jetstream()
-        await ensure_stream(js)
+        nc, js = await natsauth.connect(bus.url_for(natsauth.ADMIN) if bus else nats_url)
         try:
             runs = []
             for i in range(args.runs):

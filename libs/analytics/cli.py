@@ -17,7 +17,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "--out", type=Path, default=Path("monopoly.duckdb"), help="DuckDB file (default monopoly.duckdb)"
     )
     export.add_argument("--archive", type=Path, default=None, help="read the Parquet archive in this folder instead")
-    export.add_argument("--nats-url", default=None, help="default: $NATS_URL")
+    export.add_argument(
+        "--nats-url", default=None, help="default: $NATS_URL (as the reader: nats://analytics:PASSWORD@host:4222)"
+    )
     export.add_argument("--batch", type=int, default=2000, help="messages per transaction (default 2000)")
     export.add_argument("--follow", action="store_true", help="keep exporting new events until interrupted")
     export.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -26,7 +28,9 @@ def add_commands(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
     archive = sub.add_parser("archive", help="write the table event stream to Parquet files by date (NATS_URL)")
     archive.add_argument("--out", type=Path, default=Path("archive"), help="archive folder (default ./archive)")
-    archive.add_argument("--nats-url", default=None, help="default: $NATS_URL")
+    archive.add_argument(
+        "--nats-url", default=None, help="default: $NATS_URL (as the reader: nats://analytics:PASSWORD@host:4222)"
+    )
     archive.add_argument("--follow", action="store_true", help="keep archiving until interrupted")
     archive.set_defaults(handler=run)
 
@@ -66,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         print(result.summary())
         return 0
     if args.command == "archive":
-        from servicekit.bus import connect
+        from servicekit.natsauth import connect
 
         from .archive import archive_once, run_archiver
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-from servicekit.bus import connect
+from servicekit.natsauth import connect
 
 from . import rows, sources, store
 

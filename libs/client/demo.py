@@ -12,14 +12,13 @@ from pathlib import Path
 
 import asyncpg
 import grpc
-import nats
 from rich.console import Console
 from rich.table import Table
 
 from engine import AuctionStarted, Event, TableState, check_invariants
 from engine.invariants import InvariantBroken
 from monopoly.v1 import casino_pb2, rating_pb2, rating_pb2_grpc
-from servicekit.bus import ensure_stream
+from servicekit import natsauth
 from servicekit.embedded import DataDirBusy, servers
 
 from . import BotTable, SubProtocolStubs, connect
@@ -44,10 +43,15 @@ async def demo(tables: int, data_dir: Path, mode: str = "classic", clock_scale: 
 
 async def _demo(tables: int, data_dir: Path, mode: str, clock_scale: int) -> int:
     err = Console(stderr=True)
-    with servers(data_dir) as (nats_url, db_url):
+    with servers(data_dir) as (nats_url, db_url, bus):
         err.print(f"NATS {nats_url}\nPostgres {db_url}")
         platform = Platform(
-            nats_url, db_url, data_dir, clock_scale, extra_env={"RATING_MIN_REAL_MINUTES": DEMO_RATING_MIN_REAL_MINUTES}
+            nats_url,
+            db_url,
+            data_dir,
+            clock_scale,
+            extra_env={"RATING_MIN_REAL_MINUTES": DEMO_RATING_MIN_REAL_MINUTES},
+            bus=bus,
         )
         await platform.start()
         err.print(f"services: {', '.join(f'{n} {platform.target(n)}' for n in platform.processes)}")
@@ -97,9 +101,8 @@ async def _demo(tables: int, data_dir: Path, mode: str, clock_scale: int) -> int
         states = await asyncio.gather(*(play(g) for g in games))
         elapsed = time.perf_counter() - started
         pool = await asyncpg.create_pool(db_url, min_size=1, max_size=4)
-        nc = await nats.connect(nats_url)
-        js = nc.jetstream()
-        await ensure_stream(js)
+        # the stream is read as the analytics reader: it reads the table events and may do nothing else
+        nc, js = await natsauth.connect(bus.url_for(natsauth.ANALYTICS) if bus else nats_url)
         checks = [await check_table(pool, js, stub, g.table_id) for g in games]
         ledgers = [await ledger(g, services) for g in games]
         verdicts = {g.table_id: await game_verdict(rating, g.table_id) for g in games}

@@ -24,6 +24,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from servicekit.embedded import die_with_parent, free_port
+from servicekit.natsauth import BusUsers
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -132,6 +133,9 @@ class Platform:
     extra_env: dict[str, str] = field(default_factory=dict)
     #: Metrics on the services' default ports (9101-9106) where free (`monopoly run`), else random ports.
     fixed_metrics: bool = False
+    #: The bus users of an embedded NATS (`servicekit.embedded.servers`): each service logs in as its own
+    #: user (NATS_USER, NATS_PASSWORD). None: NATS_URL as given, credentials and all.
+    bus: BusUsers | None = None
     processes: dict[str, ServiceProcess] = field(init=False)
     #: Each service's /metrics port.
     metrics_ports: dict[str, int] = field(init=False)
@@ -168,10 +172,19 @@ class Platform:
         for name in ("matchmaking", "auction", "trade", "casino"):
             env[f"{name.upper()}_TARGET"] = f"127.0.0.1:{ports[name]}" if name in self.services else ""
         self.processes = {
-            name: ServiceProcess(f"services.{name}.main", env, ports[name], self.data_dir / f"{name}.log")
+            name: ServiceProcess(
+                f"services.{name}.main", self._env(name, env), ports[name], self.data_dir / f"{name}.log"
+            )
             for name in SERVICES
             if name in self.services
         }
+
+    def _env(self, name: str, env: dict[str, str]) -> dict[str, str]:
+        """A service's own environment: the common one and its bus credentials (none for a service
+        that does not use the bus)."""
+        if self.bus is None or name not in self.bus.passwords:
+            return dict(env)
+        return {**env, **self.bus.env_for(name)}
 
     @property
     def table(self) -> ServiceProcess:

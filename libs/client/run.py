@@ -245,7 +245,7 @@ async def _run(
     stop: asyncio.Event,
     stats: Stats,
 ) -> int:
-    with servers(data_dir) as (nats_url, db_url):
+    with servers(data_dir) as (nats_url, db_url, bus):
         if stop.is_set():
             return 0
         platform = Platform(
@@ -253,6 +253,7 @@ async def _run(
             db_url,
             data_dir,
             clock_scale,
+            bus=bus,
             extra_env={
                 "RATING_MIN_REAL_MINUTES": RATING_MIN_REAL_MINUTES,
                 # a person who queued with bot_fill waits 5 s for other people, then bots fill the table

@@ -12,7 +12,7 @@ from nats.js.api import DeliverPolicy
 
 from engine import codec, replay
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
-from servicekit.bus import table_subject
+from servicekit.bus import TABLE_EVENTS, table_subject
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +31,9 @@ class Agreement:
 async def stream_events(js: JetStreamContext, table_id: str, expected: int, timeout: float = 10.0) -> list[int]:
     """The seqs of the table's events on JetStream, in stream order."""
     seqs: list[int] = []
-    sub = await js.subscribe(table_subject(table_id), ordered_consumer=True, deliver_policy=DeliverPolicy.ALL)
+    sub = await js.subscribe(
+        table_subject(table_id), stream=TABLE_EVENTS.name, ordered_consumer=True, deliver_policy=DeliverPolicy.ALL
+    )
     try:
         deadline = asyncio.get_running_loop().time() + timeout
         while len(seqs) < expected:

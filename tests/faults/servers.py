@@ -16,7 +16,8 @@ from pathlib import Path
 
 import psutil
 
-from servicekit.embedded import _wait_port, free_port, nats_binary
+from servicekit.embedded import NATS_CONFIG_FILE, _wait_port, free_port, nats_binary, nats_config
+from servicekit.natsauth import ADMIN
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -81,20 +82,26 @@ class Postgres:
 
 
 class Nats:
-    """nats-server with JetStream on a fixed port and store dir, so a restart is the same server."""
+    """nats-server with JetStream on a fixed port and store dir, and the platform's users
+    (`servicekit.embedded.nats_config`), so a restart is the same server."""
 
     def __init__(self, data_dir: Path) -> None:
         self.port = free_port()
-        self.store = data_dir / "nats"
-        self.store.mkdir(parents=True, exist_ok=True)
+        self.config = data_dir / NATS_CONFIG_FILE
+        self.users = nats_config(data_dir, self.port)
         self.log_path = data_dir / "nats.log"
         self.proc: subprocess.Popen[bytes] | None = None
-        self.url = f"nats://127.0.0.1:{self.port}"
+        self.url = self.users.url
+
+    @property
+    def admin_url(self) -> str:
+        """The URL with the admin user's credentials: the suite's own connections."""
+        return self.users.url_for(ADMIN)
 
     def start(self) -> str:
         with open(self.log_path, "ab") as log:
             self.proc = subprocess.Popen(
-                [nats_binary(), "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.store)],
+                [nats_binary(), "-c", str(self.config)],
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )

@@ -75,12 +75,12 @@ async def rig() -> AsyncIterator[Rig]:
     postgres, nats_server = Postgres(data), Nats(data)
     db_url = await postgres.start()
     nats_url = nats_server.start()
-    platform = Platform(nats_url, db_url, data, clock_scale=CLOCK_SCALE, extra_env=ENV)
+    platform = Platform(nats_url, db_url, data, clock_scale=CLOCK_SCALE, extra_env=ENV, bus=nats_server.users)
     try:
         await platform.start()
         # The suite's own connections must ride out the faults as well: small pool, reconnecting NATS.
         pool = await asyncpg.create_pool(db_url, min_size=0, max_size=2)
-        nc = await nats.connect(nats_url, max_reconnect_attempts=-1, reconnect_time_wait=0.5)
+        nc = await nats.connect(nats_server.admin_url, max_reconnect_attempts=-1, reconnect_time_wait=0.5)
         js = nc.jetstream()
         await ensure_stream(js)
         channel, stub = connect(platform.table_target)

@@ -19,7 +19,8 @@ from client import connect
 from client.platform import Platform
 from monopoly.v1 import table_pb2_grpc
 from servicekit.bus import ensure_stream
-from servicekit.embedded import servers
+from servicekit.embedded import Servers, servers
+from servicekit.natsauth import ADMIN, BusUsers
 
 pytestmark = pytest.mark.integration
 
@@ -40,14 +41,27 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def server_urls() -> Iterator[tuple[str, str]]:
-    with tempfile.TemporaryDirectory(prefix="monopoly-it-") as tmp, servers(Path(tmp)) as urls:
-        yield urls
+def embedded() -> Iterator[Servers]:
+    with tempfile.TemporaryDirectory(prefix="monopoly-it-") as tmp, servers(Path(tmp)) as found:
+        yield found
 
 
 @pytest.fixture(scope="session")
-async def platform(server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
-    nats_url, db_url = server_urls
+def bus_users(embedded: Servers) -> BusUsers | None:
+    """The session's NATS users (None: NATS_URL's own server)."""
+    return embedded.bus
+
+
+@pytest.fixture(scope="session")
+def server_urls(embedded: Servers) -> tuple[str, str]:
+    """NATS (as `admin`, who may do anything: tests publish and read what they like) and Postgres."""
+    nats_url = embedded.bus.url_for(ADMIN) if embedded.bus else embedded.nats_url
+    return nats_url, embedded.database_url
+
+
+@pytest.fixture(scope="session")
+async def platform(embedded: Servers) -> AsyncIterator[Platform]:
+    nats_url, db_url, bus = embedded
     data = Path(tempfile.mkdtemp(prefix="monopoly-svc-"))
     # One platform for the session: every instance of a service shares its durable consumers, so a
     # second table service on the same NATS would take results meant for tables the first one holds.
@@ -56,7 +70,7 @@ async def platform(server_urls: tuple[str, str]) -> AsyncIterator[Platform]:
         await conn.execute("DROP SCHEMA IF EXISTS matchmaking CASCADE")
     finally:
         await conn.close()
-    p = Platform(nats_url, db_url, data, clock_scale=1, services=SESSION_SERVICES, extra_env=SESSION_ENV)
+    p = Platform(nats_url, db_url, data, clock_scale=1, services=SESSION_SERVICES, extra_env=SESSION_ENV, bus=bus)
     await p.start()
     try:
         yield p

@@ -12,6 +12,7 @@ import pytest
 
 from client.demo import run
 from servicekit.embedded import nats_server
+from servicekit.natsauth import ADMIN
 
 pytestmark = pytest.mark.integration
 
@@ -27,8 +28,8 @@ async def test_run_plays_tables_and_stops_cleanly(
     await conn.execute(f"CREATE DATABASE {database}")
     await conn.close()
     own_db = urlsplit(db_url)._replace(path=f"/{database}").geturl()  # the same server, another database
-    with nats_server(tmp_path / "nats") as nats_url:
-        monkeypatch.setenv("NATS_URL", nats_url)
+    with nats_server(tmp_path / "nats") as bus:
+        monkeypatch.setenv("NATS_URL", bus.url_for(ADMIN))  # a server of one's own: every service logs in as admin
         monkeypatch.setenv("DATABASE_URL", own_db)
         monkeypatch.setenv("MONOPOLY_METRICS_PORTS", "random")  # beside other test runs on this machine
         assert await run(tmp_path, tables=2, clock_scale=60, duration=6.0) == 0

@@ -129,7 +129,7 @@ async def running() -> AsyncIterator[Running]:
         data = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="monopoly-scrape-")))
         nats_stack = contextlib.ExitStack()
         stack.callback(nats_stack.close)
-        nats_url = nats_stack.enter_context(nats_server(data / "nats"))
+        bus = nats_stack.enter_context(nats_server(data / "nats"))
         db_url = stack.enter_context(postgres_server(data / "pg"))
         env = {
             "LOG_FORMAT": "json",
@@ -137,7 +137,9 @@ async def running() -> AsyncIterator[Running]:
             "RATING_MIN_REAL_MINUTES": "0.005",
             "MATCHMAKING_SMALL_TABLE_WAIT_S": "600",
         }
-        platform = Platform(nats_url, db_url, data / "services", clock_scale=60, services=SERVICES, extra_env=env)
+        platform = Platform(
+            bus.url, db_url, data / "services", clock_scale=60, services=SERVICES, extra_env=env, bus=bus
+        )
         await platform.start()
         try:
             targets = {n: int(p.env[f"{n.upper()}_METRICS_PORT"]) for n, p in platform.processes.items()}

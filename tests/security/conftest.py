@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import js, platform, pool, server_urls, stub
+from tests.integration.conftest import bus_users, embedded, js, platform, pool, server_urls, stub
 
-__all__ = ["js", "platform", "pool", "server_urls", "stub"]
+__all__ = ["bus_users", "embedded", "js", "platform", "pool", "server_urls", "stub"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

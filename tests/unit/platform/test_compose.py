@@ -13,16 +13,25 @@ from servicekit.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[3]
 #: What compose runs besides the platform's services.
-INFRASTRUCTURE = {"nats", "postgres", "prometheus", "grafana"}
+INFRASTRUCTURE = {"bus-secrets", "nats", "postgres", "prometheus", "grafana"}
+#: The services that use the bus (the gateway does not).
+BUS_SERVICES = {"table", "auction", "trade", "casino", "rating", "matchmaking"}
 
 
 def _settings(service: str, env: dict[str, str]) -> Settings:
-    """The common settings a service reads from `env` (its own `services/<name>/settings.py`)."""
+    """The common settings a service reads from `env` (its own `services/<name>/settings.py`), but the
+    files of mounted secrets, which exist in the containers only."""
+    env = {k: v for k, v in env.items() if not k.endswith("_FILE")}
     return importlib.import_module(f"services.{service}.settings").common(env)  # type: ignore[no-any-return]
 
 
 def _compose() -> dict:  # type: ignore[type-arg]
     return yaml.safe_load((ROOT / "docker-compose.yml").read_text())  # type: ignore[no-any-return]
+
+
+def _ports() -> dict:  # type: ignore[type-arg]
+    """The developers' override (docker-compose.ports.yml): the ports compose itself does not publish."""
+    return yaml.safe_load((ROOT / "docker-compose.ports.yml").read_text())["services"]  # type: ignore[no-any-return]
 
 
 def test_every_platform_service_in_compose_exists_in_the_repo() -> None:
@@ -55,11 +64,12 @@ def test_ports_and_urls_agree_with_the_settings() -> None:
     services = _compose()["services"]
     table = services["table"]
     settings = _settings("table", {k: str(v) for k, v in table["environment"].items()})
-    assert f"{settings.grpc_port}:{settings.grpc_port}" in table["ports"]
-    assert f"{settings.metrics_port}:{settings.metrics_port}" in table["ports"]
+    ports = _ports()
+    assert f"127.0.0.1:{settings.grpc_port}:{settings.grpc_port}" in ports["table"]["ports"]
+    assert f"127.0.0.1:{settings.metrics_port}:{settings.metrics_port}" in ports["table"]["ports"]
     assert settings.nats_url.startswith("nats://nats:4222")
     assert "@postgres:5432/" in settings.database_url
-    assert "4222:4222" in services["nats"]["ports"] and "-js" in services["nats"]["command"]
+    assert "127.0.0.1:4222:4222" in ports["nats"]["ports"] and "-c" in services["nats"]["command"]
     assert _settings("table", {}).grpc_port == settings.grpc_port  # the defaults match compose
 
 
@@ -73,8 +83,9 @@ def test_every_service_in_the_repo_is_in_compose_with_its_ports() -> None:
         settings = _settings(name, env)
         defaults = _settings(name, {})
         assert (settings.grpc_port, settings.metrics_port) == (defaults.grpc_port, defaults.metrics_port), name
-        assert f"{settings.grpc_port}:{settings.grpc_port}" in spec["ports"], name
-        assert f"{settings.metrics_port}:{settings.metrics_port}" in spec["ports"], name
+        published = _ports()[name]["ports"]
+        assert f"127.0.0.1:{settings.grpc_port}:{settings.grpc_port}" in published, name
+        assert f"127.0.0.1:{settings.metrics_port}:{settings.metrics_port}" in published, name
         assert kit.table_target(env) == "table:50051"
         assert settings.token_secret == services["table"]["environment"]["TOKEN_SECRET"]  # one key for all
 
@@ -107,3 +118,31 @@ def test_prometheus_and_grafana_get_the_deploy_config_and_dashboards() -> None:
     for name in set(services) - INFRASTRUCTURE:
         metrics_port = services[name]["environment"][f"{name.upper()}_METRICS_PORT"]
         assert targets[name] == f"{name}:{metrics_port}", name
+
+
+def test_no_database_bus_or_grpc_port_is_published_and_what_is_listens_on_loopback() -> None:
+    services = _compose()["services"]
+    for name, spec in services.items():
+        for port in spec.get("ports", []):
+            assert port.startswith("127.0.0.1:"), (name, port)
+    assert not {"nats", "postgres"} & {n for n, s in services.items() if s.get("ports")}
+    published = {n for n, s in services.items() if s.get("ports")}
+    assert published == {"gateway", "prometheus", "grafana"}, published
+    assert services["gateway"]["ports"] == ["127.0.0.1:8080:8080"]  # the lobby, not its gRPC
+    for name, spec in _ports().items():  # the override publishes on loopback only, too
+        assert all(p.startswith("127.0.0.1:") for p in spec["ports"]), name
+
+
+def test_each_bus_service_logs_in_as_its_own_user_with_its_own_password_only() -> None:
+    services = _compose()["services"]
+    assert services["bus-secrets"]["command"] == ["python", "-m", "servicekit.natsauth", "/secrets"]
+    assert services["nats"]["depends_on"]["bus-secrets"]["condition"] == "service_completed_successfully"
+    assert services["nats"]["command"][:2] == ["-c", "/secrets/nats.conf"]
+    for name in BUS_SERVICES:
+        env = {k: str(v) for k, v in services[name]["environment"].items()}
+        settings = _settings(name, env)
+        assert settings.nats_user == name  # NATS_USER: the service's name
+        (mount,) = services[name]["volumes"]
+        assert mount["source"] == "bus-secrets" and mount["read_only"] and mount["volume"]["subpath"] == name
+        assert env["NATS_PASSWORD_FILE"] == f"{mount['target']}/password"
+    assert "NATS_PASSWORD_FILE" not in services["gateway"]["environment"]

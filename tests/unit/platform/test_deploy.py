@@ -15,6 +15,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
+from servicekit import natsauth
 from servicekit import settings as kit
 from servicekit.settings import Settings
 
@@ -29,7 +30,9 @@ Doc = dict[str, Any]
 
 
 def service_settings(service: str, env: dict[str, str]) -> Settings:
-    """The common settings `service` reads from `env` (its own `services/<name>/settings.py`)."""
+    """The common settings `service` reads from `env` (its own `services/<name>/settings.py`), but the
+    files of mounted secrets (compose's), which exist in the containers only."""
+    env = {k: v for k, v in env.items() if not k.endswith("_FILE")}
     return importlib.import_module(f"services.{service}.settings").common(env)  # type: ignore[no-any-return]
 
 
@@ -120,6 +123,11 @@ def test_ports_probes_and_settings_agree_with_the_code(overlay: str) -> None:
         }
         assert secret_refs["TOKEN_SECRET"] == {"name": "monopoly-token", "key": "TOKEN_SECRET"}
         assert secret_refs["DATABASE_URL"] == {"name": "monopoly-pg-app", "key": "uri"}
+        if name in natsauth.ROLES:  # its own bus user, its password only
+            assert settings.nats_user == name
+            assert secret_refs["NATS_PASSWORD"] == {"name": "monopoly-nats", "key": name}
+        else:
+            assert "NATS_PASSWORD" not in secret_refs
         assert deployment["metadata"]["labels"]["app.kubernetes.io/part-of"] == "monopoly"
         if name == "gateway":  # stateless: several replicas, rolled
             assert deployment["spec"]["replicas"] >= 2 and deployment["spec"]["strategy"]["type"] == "RollingUpdate"
@@ -208,3 +216,23 @@ def test_nats_values_describe_a_three_node_jetstream_cluster_for_the_pinned_char
     major, minor, _ = (int(x) for x in chart.group(1).split("."))
     assert (major, minor) >= (2, 10)  # multi-subject durable consumers (servicekit.consumers)
     assert f"helm upgrade --install nats nats/nats --version {chart.group(1)}" in text
+
+
+def test_nats_values_carry_every_bus_user_with_the_permissions_of_the_code() -> None:
+    """The chart's authorization is natsauth's, password by password from the Secret `monopoly-nats`."""
+    values = yaml.safe_load((ROOT / "deploy" / "nats" / "values.yaml").read_text())
+    users = {u["user"]: u for u in values["config"]["merge"]["authorization"]["users"]}
+    assert set(users) == set(natsauth.USERS)
+    env = values["container"]["env"]
+    for name, user in users.items():
+        variable = f"NATS_{name.upper()}_PASSWORD"
+        assert user["password"] == f"<< ${variable} >>"
+        assert env[variable] == {"valueFrom": {"secretKeyRef": {"name": "monopoly-nats", "key": name}}}
+        if name == natsauth.ADMIN:
+            assert "permissions" not in user
+        else:
+            assert user["permissions"] == natsauth.ROLES[name].permissions(), name
+    prod = of_kind(render("prod"), "Secret")
+    assert "monopoly-nats" not in prod  # created from the secret store
+    dev = of_kind(render("dev"), "Secret")["monopoly-nats"]
+    assert set(dev["data"]) == set(natsauth.USERS)

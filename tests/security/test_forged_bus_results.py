@@ -1,0 +1,209 @@
+"""The authenticated bus (servicekit.natsauth) on the session's real nats-server: nobody gets in without
+credentials, a service's user publishes only its own subjects, so a forged result (a casino bet
+`settled`, an auction `settled`) is refused by the server and never changes a table; the analytics
+reader reads the table events and nothing else."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+
+import asyncpg
+import grpc
+import nats
+import nats.errors
+import pytest
+from nats.aio.client import Client as NATS
+from nats.js import JetStreamContext
+
+from client.casino import connect as casino_connect
+from client.platform import Platform
+from client.verify import stream_events
+from monopoly.v1 import auction_pb2, casino_pb2, casino_pb2_grpc, table_pb2_grpc
+from servicekit import bus, natsauth
+from servicekit.natsauth import BusUsers
+from tests.integration.helpers import event_rows
+from tests.integration.test_casino import Table, bet_opened
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(scope="module")
+def users(bus_users: BusUsers | None) -> BusUsers:
+    if bus_users is None:
+        pytest.skip("NATS_URL names a server of its own: its users are not the platform's")
+    return bus_users
+
+
+@pytest.fixture(scope="module")
+async def stubs(
+    platform: Platform,
+) -> AsyncIterator[tuple[table_pb2_grpc.TableServiceStub, casino_pb2_grpc.CasinoServiceStub]]:
+    table_channel = grpc.aio.insecure_channel(platform.table_target)
+    casino_channel, casino = casino_connect(platform.target("casino"))
+    try:
+        yield table_pb2_grpc.TableServiceStub(table_channel), casino
+    finally:
+        await table_channel.close()
+        await casino_channel.close()
+
+
+class Session:
+    """A connection as `user`, recording the errors the server sends (permissions violations)."""
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self.nc: NATS | None = None
+
+    async def open(self, users: BusUsers, user: str) -> JetStreamContext:
+        async def on_error(exc: Exception) -> None:
+            self.errors.append(str(exc))
+
+        self.nc = await nats.connect(
+            users.url,
+            user=user,
+            password=users.passwords[user],
+            inbox_prefix=natsauth.inbox_prefix(user),
+            error_cb=on_error,
+            max_reconnect_attempts=0,
+        )
+        return self.nc.jetstream()
+
+    async def violations(self, subject: str) -> list[str]:
+        """The server's refusals naming `subject` (they come back asynchronously; nats-py lowercases them)."""
+        for _ in range(50):
+            found = [e for e in self.errors if "permissions violation" in e.lower() and subject.lower() in e.lower()]
+            if found:
+                return found
+            await asyncio.sleep(0.02)
+        return []
+
+    async def close(self) -> None:
+        if self.nc is not None:
+            await self.nc.close()
+
+
+async def test_no_credentials_or_a_wrong_password_get_no_connection(users: BusUsers) -> None:
+    for credentials in ({}, {"user": "casino", "password": "guessed"}, {"user": "nobody", "password": "x"}):
+        with pytest.raises(nats.errors.Error, match="Authorization Violation"):
+            await nats.connect(users.url, allow_reconnect=False, max_reconnect_attempts=0, **credentials)
+
+
+def forged_settlement(bet: casino_pb2.BetView, die: int) -> bytes:
+    """The casino's `settled` message for `bet`, a win on `die` (K2: 6000 on one number)."""
+    won = casino_pb2.BetView()
+    won.CopyFrom(bet)
+    won.status, won.numbers[:], won.die, won.payout = "settled", [die], die, 6000
+    return casino_pb2.CasinoEvent(event_id=f"{bet.bet_id}:settled", bet=won).SerializeToString()
+
+
+async def test_a_forged_casino_result_is_refused_by_the_server_and_changes_no_table(
+    users: BusUsers,
+    stubs: tuple[table_pb2_grpc.TableServiceStub, casino_pb2_grpc.CasinoServiceStub],
+    pool: asyncpg.Pool,
+    js: JetStreamContext,
+) -> None:
+    table_stub, casino = stubs
+    table = await Table(table_stub).create(pool)
+    state = await table.to_casino()
+    seat, cash = state.current, state.players[state.current].cash
+    bet = await bet_opened(casino, table.table_id)
+    subject = bus.casino_subject(table.table_id, "settled")
+    forged = forged_settlement(bet, die=3)
+    rows = len(await event_rows(pool, table.table_id))
+
+    # Other services' users (the table's own, trade's): refused on the data subject, by the server.
+    for user in ("table", "trade", "rating", natsauth.ANALYTICS):
+        session = Session()
+        outsider = await session.open(users, user)
+        try:
+            with pytest.raises(nats.errors.TimeoutError):  # no ack: the stream never saw it
+                await outsider.publish(subject, forged, timeout=1.0, headers={"Nats-Msg-Id": uuid.uuid4().hex})
+            assert session.nc is not None
+            await session.nc.publish(subject, forged)  # plain NATS publish: refused the same way
+            assert await session.violations(subject), (user, session.errors)
+        finally:
+            await session.close()
+
+    await asyncio.sleep(1.0)  # time the table would have taken to apply it
+    after = await table.state()
+    assert after.players[seat].cash == cash  # the forged win paid nothing
+    assert after.casino  # the bet is still open
+    assert len(await event_rows(pool, table.table_id)) == rows
+    assert await casino.GetBet(casino_pb2.GetBetRequest(table_id=table.table_id)) == bet
+
+    # The control is what stopped it: the same bytes from the subject's owner side (here the operator's
+    # admin user, standing in for the casino) are applied, a 6000 win on a 1000 stake.
+    await js.publish(subject, forged, headers={"Nats-Msg-Id": f"forged-{uuid.uuid4().hex}"})
+    applied = await table.settled()
+    assert applied.players[seat].cash == cash - 1000 + 6000
+
+
+async def test_a_forged_auction_result_is_refused_by_the_server(users: BusUsers) -> None:
+    subject = bus.auction_subject("t-forged", "settled")
+    forged = auction_pb2.AuctionEvent(
+        table_id="t-forged", auction_id=1, type="settled", winner=0, price=1
+    ).SerializeToString()
+    for user in ("casino", "table", "trade", "matchmaking"):
+        session = Session()
+        outsider = await session.open(users, user)
+        try:
+            with pytest.raises(nats.errors.TimeoutError):
+                await outsider.publish(subject, forged, timeout=1.0)
+            assert await session.violations(subject), (user, session.errors)
+        finally:
+            await session.close()
+
+
+async def test_a_service_cannot_touch_another_services_streams_or_consumers(users: BusUsers) -> None:
+    session = Session()
+    js = await session.open(users, "trade")
+    try:
+        attempts = (
+            lambda: js.stream_info(bus.CASINO_EVENTS.name),  # not its stream
+            lambda: js.purge_stream(bus.TABLE_EVENTS.name),
+            lambda: js.delete_stream(bus.AUCTION_EVENTS.name),
+            lambda: js.consumer_info(bus.CASINO_EVENTS.name, "table-casino-settled"),  # the table's consumer
+            lambda: js.pull_subscribe(bus.casino_subject(), durable="trade-spy", stream=bus.CASINO_EVENTS.name),
+        )
+        for attempt in attempts:
+            with pytest.raises(nats.errors.TimeoutError):
+                await attempt()
+        for refused in ("$JS.API.STREAM.PURGE", "$JS.API.STREAM.DELETE", "$JS.API.CONSUMER.INFO"):
+            assert await session.violations(refused), (refused, session.errors)
+        # nor read another user's replies or fetched messages
+        assert session.nc is not None
+        await session.nc.subscribe("_INBOX.table.>")
+        assert await session.violations("_INBOX.table.>"), session.errors
+    finally:
+        await session.close()
+
+
+async def test_the_analytics_reader_reads_the_table_events_and_publishes_nothing(
+    users: BusUsers,
+    stubs: tuple[table_pb2_grpc.TableServiceStub, casino_pb2_grpc.CasinoServiceStub],
+    pool: asyncpg.Pool,
+) -> None:
+    table_stub, _ = stubs
+    table = await Table(table_stub).create(pool)
+    await table.to_casino()
+    rows = len(await event_rows(pool, table.table_id))
+    nc, js = await natsauth.connect(users.url_for(natsauth.ANALYTICS))
+    try:
+        assert len(await stream_events(js, table.table_id, rows)) == rows  # an ordered consumer reads it all
+        info = await js.stream_info(bus.TABLE_EVENTS.name)
+        assert info.state.messages > 0
+    finally:
+        await nc.close()
+    session = Session()
+    reader = await session.open(users, natsauth.ANALYTICS)
+    try:
+        subject = bus.table_subject(table.table_id)
+        with pytest.raises(nats.errors.TimeoutError):
+            await reader.publish(subject, b"forged", timeout=1.0)
+        assert await session.violations(subject)
+        with pytest.raises(nats.errors.TimeoutError):
+            await reader.stream_info(bus.CASINO_EVENTS.name)
+    finally:
+        await session.close()
