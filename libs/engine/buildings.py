@@ -24,11 +24,11 @@ from .state import BANK, TableState
 def _check_build(state: TableState, cmd: Build) -> None:
     cfg = state.config
     if cfg.build_before_roll_only:
-        actor(state, cmd.seat, ONLY_PRE_ROLL, rule="P9")
+        actor(state, cmd.seat, ONLY_PRE_ROLL, rule="P9", turn_rule="G2")
     elif cfg.manage_any_time:
         any_time(state, cmd.seat)
     else:
-        actor(state, cmd.seat, MANAGE, rule="P9")
+        actor(state, cmd.seat, MANAGE, rule="P9", turn_rule="G2")
     property_of(state, cmd.seat, cmd.square, "P5")
     square = cfg.board.squares[cmd.square]
     if square.kind is not Kind.PROPERTY:
@@ -62,7 +62,7 @@ def _check_sell(state: TableState, cmd: SellBuilding) -> None:
     if state.config.manage_any_time:
         any_time(state, cmd.seat)
     else:
-        actor(state, cmd.seat, MANAGE, rule="P8")
+        actor(state, cmd.seat, MANAGE, rule="P8", turn_rule="G2")
     property_of(state, cmd.seat, cmd.square, "P8")
     level = state.buildings[cmd.square]
     if level == 0:

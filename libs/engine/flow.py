@@ -124,8 +124,14 @@ ApplyFn = Callable[[TableState, Any], None]
 # -- shared checks -------------------------------------------------------------------
 
 
-def actor(state: TableState, seat: int, phases: frozenset[Phase], rule: str = "G2") -> None:
-    """Refuse a command from anyone but the seat the game waits for, or in another phase."""
+def actor(
+    state: TableState, seat: int, phases: frozenset[Phase], rule: str = "G2", turn_rule: str | None = None
+) -> None:
+    """Refuse a command from anyone but the seat the game waits for, or in another phase.
+
+    `rule` names the rule of the phase; `turn_rule` (default: `rule`) the rule broken by a seat
+    that is not the one to act, when that is the turn rule (G2) rather than the command's own.
+    """
     if state.paused:
         raise RuleViolation("E5", "the game is paused: confirm you are back")
     if seat != state.actor or type(seat) is not int:
@@ -133,7 +139,7 @@ def actor(state: TableState, seat: int, phases: frozenset[Phase], rule: str = "G
             raise RuleViolation("D5", "the game is over")
         if type(seat) is not int or not 0 <= seat < len(state.players):
             raise RuleViolation("G1", f"there is no seat {seat!r}")
-        raise RuleViolation(rule, f"seat {state.actor} must act now, not seat {seat}")
+        raise RuleViolation(turn_rule or rule, f"seat {state.actor} must act now, not seat {seat}")
     if state.phase not in phases:
         raise RuleViolation(rule, f"not allowed in the {state.phase} phase")
 

@@ -5,7 +5,9 @@ Rules owned here: M1 mortgaging (no buildings in the group); M2 lifting (value
 time is lost to an auction at the full price (`expire_mortgages`, run at
 each turn's start by `flow.end_turn`); M4 (hasbro) the fee on a mortgaged
 square received in a trade or a bankruptcy (`mortgage_fee`); X3 (Duel) an
-owner's auction of their own mortgaged property (`AuctionMortgaged`).
+owner's auction of their own mortgaged property (`AuctionMortgaged`). A seat
+that is not the one to act breaks G2 (`flow.actor`), unless `manage_any_time`
+(hasbro, P10/G9) lets it act.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def _check_mortgage(state: TableState, cmd: Mortgage) -> None:
     if state.config.manage_any_time:
         any_time(state, cmd.seat)
     else:
-        actor(state, cmd.seat, MANAGE, rule="M1")
+        actor(state, cmd.seat, MANAGE, rule="M1", turn_rule="G2")
     property_of(state, cmd.seat, cmd.square, "M1")
     if state.mortgaged_round[cmd.square] >= 0:
         raise RuleViolation("M1", "already mortgaged")
@@ -49,7 +51,7 @@ def _check_lift(state: TableState, cmd: LiftMortgage) -> None:
     if state.config.manage_any_time:
         any_time(state, cmd.seat)
     else:
-        actor(state, cmd.seat, LIFT, rule="M2")
+        actor(state, cmd.seat, LIFT, rule="M2", turn_rule="G2")
     property_of(state, cmd.seat, cmd.square, "M2")
     if state.mortgaged_round[cmd.square] < 0:
         raise RuleViolation("M2", "not mortgaged")
@@ -59,7 +61,7 @@ def _check_lift(state: TableState, cmd: LiftMortgage) -> None:
 
 
 def _check_mortgage_auction(state: TableState, cmd: AuctionMortgaged) -> None:
-    actor(state, cmd.seat, LIFT, rule="X3")
+    actor(state, cmd.seat, LIFT, rule="X3", turn_rule="G2")
     if not state.config.mortgage_auction:
         raise RuleViolation("X3", "only Duel auctions one's own mortgaged property")
     property_of(state, cmd.seat, cmd.square, "X3")

@@ -124,7 +124,7 @@ def test_M1_mortgage_refused_for_what_one_does_not_own_or_twice() -> None:
     refused(t, Mortgage(me, 8), "M1")  # the bank's
     refused(t, Mortgage(me, 7), "M1")  # a chance square
     give(t.state, other, 8)
-    refused(t, Mortgage(other, 8), "M1")  # owner, but out of turn
+    refused(t, Mortgage(other, 8), "G2")  # owner, but out of turn: the turn rule
     give(t.state, me, 9)
     t.do(Mortgage(me, 9))
     refused(t, Mortgage(me, 9), "M1")  # already mortgaged
@@ -171,7 +171,7 @@ def test_M2_lift_refused_without_cash_or_mortgage_or_ownership() -> None:
     give(t.state, other, 8)
     t.state.mortgaged_round[8] = 1
     refused(t, LiftMortgage(me, 8), "M2")  # not the owner
-    refused(t, LiftMortgage(other, 8), "M2")  # out of turn
+    refused(t, LiftMortgage(other, 8), "G2")  # out of turn: the turn rule
 
 
 # -- M3: lost to an auction after 7 rounds ---------------------------------------------

@@ -460,7 +460,7 @@ def test_P8_sale_refused_without_a_building_or_not_the_owner() -> None:
     t.state.buildings[37] = 1
     t.state.buildings[39] = 1
     refused(t, SellBuilding(me, 37), "P8")
-    refused(t, SellBuilding(other, 37), "P8")  # not the seat that acts now
+    refused(t, SellBuilding(other, 37), "G2")  # not the seat that acts now: the turn rule
 
 
 # -- P9: before rolling, one build per colour group per turn --------------------------
@@ -485,11 +485,11 @@ def test_P9_build_refused_while_deciding_a_purchase() -> None:
     refused(t, Build(me, 6), "P9")
 
 
-def test_P9_build_out_of_turn_refused() -> None:
+def test_G2_build_out_of_turn_refused_by_the_turn_rule() -> None:
     t = Table()
     other = next_seat(t)
     give(t.state, other, 6, 8, 9)
-    refused(t, Build(other, 6), "P9")
+    refused(t, Build(other, 6), "G2")  # not P9: the rule broken is whose turn it is
 
 
 def test_P9_one_build_per_colour_group_per_turn() -> None:

@@ -14,6 +14,7 @@ from engine import (
     DeclineProperty,
     DiceRolled,
     EndTurn,
+    LiftMortgage,
     Mortgage,
     Moved,
     PassBid,
@@ -24,6 +25,7 @@ from engine import (
     ProposeTrade,
     PurchaseOffered,
     Roll,
+    SellBuilding,
     SentToJail,
     Surrender,
     TurnEnded,
@@ -131,6 +133,17 @@ def test_G1_commands_out_of_turn_are_refused() -> None:
     refused(t, EndTurn(other), "G2")
     refused(t, Roll(17), "G1")  # no such seat
     assert legal_commands(t.state, other) == []
+
+
+def test_G2_a_non_actors_build_sale_mortgage_and_lift_at_an_online_table_break_the_turn_rule() -> None:
+    """Out of turn the rule broken is whose turn it is (G2), not the command's own (P9, P8, M1, M2)."""
+    t = Table(players=3, seed=1)
+    other = t.state.order[1]
+    give(t.state, other, 6, 8, 9, 37, 39)
+    t.state.buildings[6] = 1
+    t.state.mortgaged_round[37] = 0
+    for command in (Build(other, 8), SellBuilding(other, 6), Mortgage(other, 39), LiftMortgage(other, 37)):
+        refused(t, command, "G2")
 
 
 # -- G2: the shape of a turn ---------------------------------------------------------------
