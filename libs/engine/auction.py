@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from mypy_extensions import mypyc_attr
 
 from .commands import Command
+from .config import added
 from .errors import RuleViolation
 from .events import Event
 from .state import BANK, AuctionState
@@ -54,6 +55,9 @@ class AuctionStarted(Event):
     #: (A3), and each bidder's time to bid in game ms (A1, E1).
     limits: tuple[int, ...] = ()
     bid_ms: int = 0
+    #: The rule whose minimums and order the bids follow when it is not A1: "A2" (hasbro). Empty:
+    #: A1, as on every auction before this field (so an online auction's event is unchanged).
+    bid_rule: str = added("")
 
 
 @dataclass(slots=True)
@@ -90,6 +94,7 @@ def open_auction(event: AuctionStarted) -> AuctionState:
         start_price=event.start_price,
         increment=event.increment,
         seller=event.seller,
+        bid_rule=event.bid_rule or "A1",
     )
 
 
@@ -99,17 +104,18 @@ def check(auction: AuctionState, command: Command, limit: int) -> None:
     `limit` is the most the bidder could pay (A3: a won bid is a mandatory
     payment, so a bid beyond everything the bidder could raise is refused).
     """
+    rule = auction.bid_rule  # A1 online, A2 hasbro
     if command.seat != auction.bidder:
-        raise RuleViolation("A1", f"seat {auction.bidder} bids now, not seat {command.seat}")
+        raise RuleViolation(rule, f"seat {auction.bidder} bids now, not seat {command.seat}")
     if isinstance(command, Bid):
         if type(command.amount) is not int:
-            raise RuleViolation("A1", f"a bid is a whole number of dollars, not {command.amount!r}")
+            raise RuleViolation(rule, f"a bid is a whole number of dollars, not {command.amount!r}")
         if command.amount < auction.min_bid:
-            raise RuleViolation("A1", f"the bid must be at least ${auction.min_bid}")
+            raise RuleViolation(rule, f"the bid must be at least ${auction.min_bid}")
         if command.amount > limit:
             raise RuleViolation("A3", f"a bid of ${command.amount} exceeds the ${limit} the bidder could raise")
     elif not isinstance(command, PassBid):
-        raise RuleViolation("A1", "an auction takes only a bid or a pass")
+        raise RuleViolation(rule, "an auction takes only a bid or a pass")
 
 
 def decide(auction: AuctionState, command: Command, limit: int) -> list[Event]:

@@ -33,6 +33,8 @@ class AuctionRules:
     increment: int = 100
     #: A1: the player who declined does not bid.
     decliner_excluded: bool = True
+    #: The rule ID of these bidding rules, which a refused bid names: A1 (online) or A2 (hasbro).
+    rule: str = added("A1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -361,7 +363,9 @@ def hasbro(**changes: Any) -> TableConfig:
         mortgage_lift_percent_of_price=0,
         mortgage_interest_percent=10,  # M2
         mortgage_expiry_rounds=None,  # M3 is online only
-        auction=AuctionRules(start_at_price=False, min_first_bid=10, increment=1, decliner_excluded=False),  # A2
+        auction=AuctionRules(
+            start_at_price=False, min_first_bid=10, increment=1, decliner_excluded=False, rule="A2"
+        ),  # A2
         trade=TradeRules(
             max_proposals_per_turn=None,
             min_balance_percent=None,

@@ -74,7 +74,7 @@ def _bid_limit(state: TableState, cmd: Command) -> int:
 
 
 def _check_bid(state: TableState, cmd: Command) -> None:
-    actor(state, cmd.seat, ONLY_AUCTION, rule="A1")
+    actor(state, cmd.seat, ONLY_AUCTION, rule=state.config.auction.rule)  # A1, A2
     auction = state.auction
     assert auction is not None
     auctions.check(auction, cmd, _bid_limit(state, cmd))
@@ -99,16 +99,17 @@ def _external(state: TableState, sub_protocol: str, rule: str) -> None:
 
 
 def _check_settle_auction(state: TableState, cmd: auctions.SettleAuction) -> None:
-    _external(state, "auction", "A1")
+    rule = state.config.auction.rule  # A1, A2
+    _external(state, "auction", rule)
     auction = state.auction
     if auction is None or auction.auction_id != cmd.auction_id:
         done = cmd.auction_id < state.next_auction_id and (auction is None or cmd.auction_id < auction.auction_id)
-        raise RuleViolation("A1", f"auction {cmd.auction_id} is {'already settled' if done else 'not open'}")
+        raise RuleViolation(rule, f"auction {cmd.auction_id} is {'already settled' if done else 'not open'}")
     if cmd.winner != BANK:
         if cmd.winner not in auction.bidders:
-            raise RuleViolation("A1", f"seat {cmd.winner} was not a bidder in auction {cmd.auction_id}")
+            raise RuleViolation(rule, f"seat {cmd.winner} was not a bidder in auction {cmd.auction_id}")
         if type(cmd.price) is not int or cmd.price < auction.start_price:
-            raise RuleViolation("A1", f"the winning bid must be at least ${auction.start_price}")
+            raise RuleViolation(rule, f"the winning bid must be at least ${auction.start_price}")
 
 
 def _do_settle_auction(ctx: Ctx, cmd: auctions.SettleAuction) -> None:

@@ -364,8 +364,11 @@ def start_auction(
         mortgage_value = 0 if reason in BUILDING_AUCTIONS else state.config.board.squares[square].mortgage_value
         limits = tuple(raisable_for_bid(state, seat, mortgage_value) for seat in bidders)
         bid_ms = state.config.clock.bid_seconds * 1000
+    bid_rule = "" if rules.rule == "A1" else rules.rule  # A1: the field's empty default
     ctx.emit(
-        auctions.AuctionStarted(auction_id, square, reason, bidders, start, rules.increment, seller, limits, bid_ms)
+        auctions.AuctionStarted(
+            auction_id, square, reason, bidders, start, rules.increment, seller, limits, bid_ms, bid_rule
+        )
     )
 
 

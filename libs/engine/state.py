@@ -101,6 +101,8 @@ class AuctionState:
     seller: int = BANK
     high_bid: int = 0
     high_bidder: int = BANK
+    #: The rule ID a refused bid names: A1 (online) or A2 (hasbro), from `AuctionStarted.bid_rule`.
+    bid_rule: str = "A1"
 
     def copy(self) -> AuctionState:
         return replace(self, bidders=list(self.bidders), out=list(self.out))

@@ -21,6 +21,7 @@ import orjson
 
 from bots import make_bot
 from engine import (
+    EVENT_TYPES,
     ClaimRent,
     ConfirmBack,
     Event,
@@ -100,11 +101,20 @@ def event_bytes(event: Event) -> bytes:
     """A canonical encoding of one event for hashing.
 
     `TableCreated` leaves out the config fields added for later rule sets while they hold their
-    default (`engine.config.added`), so the hash of a game does not change when the config grows.
+    default (`engine.config.added`), and so does an event of a field added later (`_WITH_ADDED`),
+    so the hash of a game does not change when the config or an event grows.
     """
-    if type(event) is TableCreated:
-        return b"TableCreated" + orjson.dumps(_without_added_defaults(event))
-    return type(event).__name__.encode() + orjson.dumps(event)
+    cls = type(event)
+    if cls is TableCreated or cls in _WITH_ADDED:
+        return cls.__name__.encode() + orjson.dumps(_without_added_defaults(event))
+    return cls.__name__.encode() + orjson.dumps(event)
+
+
+#: Event types with fields added later (`engine.config.added`): like the config's, such a field
+#: is left out of the hash while it holds its default, so older games keep their hash.
+_WITH_ADDED = frozenset(
+    cls for cls in EVENT_TYPES.values() if any(f.metadata.get("added") for f in dataclasses.fields(cls))
+)
 
 
 def _without_added_defaults(value: Any) -> Any:

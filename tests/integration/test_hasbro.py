@@ -202,7 +202,7 @@ async def test_A2_every_player_bids_from_10_in_1_steps_at_the_auction_service_an
     assert view.min_bid == 11  # A2: then at least $1 more
     with pytest.raises(grpc.aio.AioRpcError) as exc:
         await auctions.bid(game.table_id, second, 10, game.tokens[second])
-    assert exc.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_id(exc.value) == "A1"
+    assert exc.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_id(exc.value) == "A2"
     view = await auctions.bid(game.table_id, second, 11, game.tokens[second])
     view = await auctions.bid(game.table_id, me, 12, game.tokens[me])  # the decliner bids too
     view = await auctions.pass_(game.table_id, first, game.tokens[first])

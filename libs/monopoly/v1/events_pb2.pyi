@@ -19,7 +19,7 @@ class AuctionSettled(_message.Message):
     def __init__(self, auction_id: _Optional[int] = ..., square: _Optional[int] = ..., winner: _Optional[int] = ..., price: _Optional[int] = ...) -> None: ...
 
 class AuctionStarted(_message.Message):
-    __slots__ = ("auction_id", "square", "reason", "bidders", "start_price", "increment", "seller", "limits", "bid_ms")
+    __slots__ = ("auction_id", "square", "reason", "bidders", "start_price", "increment", "seller", "limits", "bid_ms", "bid_rule")
     AUCTION_ID_FIELD_NUMBER: _ClassVar[int]
     SQUARE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
@@ -29,6 +29,7 @@ class AuctionStarted(_message.Message):
     SELLER_FIELD_NUMBER: _ClassVar[int]
     LIMITS_FIELD_NUMBER: _ClassVar[int]
     BID_MS_FIELD_NUMBER: _ClassVar[int]
+    BID_RULE_FIELD_NUMBER: _ClassVar[int]
     auction_id: int
     square: int
     reason: str
@@ -38,7 +39,8 @@ class AuctionStarted(_message.Message):
     seller: int
     limits: _containers.RepeatedScalarFieldContainer[int]
     bid_ms: int
-    def __init__(self, auction_id: _Optional[int] = ..., square: _Optional[int] = ..., reason: _Optional[str] = ..., bidders: _Optional[_Iterable[int]] = ..., start_price: _Optional[int] = ..., increment: _Optional[int] = ..., seller: _Optional[int] = ..., limits: _Optional[_Iterable[int]] = ..., bid_ms: _Optional[int] = ...) -> None: ...
+    bid_rule: str
+    def __init__(self, auction_id: _Optional[int] = ..., square: _Optional[int] = ..., reason: _Optional[str] = ..., bidders: _Optional[_Iterable[int]] = ..., start_price: _Optional[int] = ..., increment: _Optional[int] = ..., seller: _Optional[int] = ..., limits: _Optional[_Iterable[int]] = ..., bid_ms: _Optional[int] = ..., bid_rule: _Optional[str] = ...) -> None: ...
 
 class BackConfirmed(_message.Message):
     __slots__ = ("seat",)

@@ -362,9 +362,9 @@ def test_A2_every_player_bids_the_decliner_included_from_10_in_1_steps() -> None
     assert started.start_price == 10 and started.increment == 1
     assert started.bidders == tuple(other(t.state, c, k) for k in (1, 2, 3, 0))  # left of the decliner first
     first = started.bidders[0]
-    refused(t, Bid(first, 9), "A1")
+    refused(t, Bid(first, 9), "A2")  # under $10: the hasbro bidding rule, not A1
     t.do(Bid(first, 10))
-    refused(t, Bid(started.bidders[1], 10), "A1")
+    refused(t, Bid(started.bidders[1], 10), "A2")  # under +$1
     t.do(Bid(started.bidders[1], 11))
     for seat in (started.bidders[2], c, first):
         t.do(PassBid(seat))

@@ -65,6 +65,20 @@ def test_A1_wrong_bidder_and_low_bid_are_refused_A3_above_the_limit_too() -> Non
     assert exc.value.rule == "A3"
 
 
+def test_A2_a_hasbro_auction_refuses_a_low_bid_with_A2() -> None:
+    """The service knows the rule from the table's AuctionStarted (`bid_rule`), not from its numbers."""
+    started = AuctionStarted(3, 39, "declined", (1, 2, 0), 10, 1, -1, (1500, 1500, 1500), 20_000, "A2")
+    r = new_row("t2", 9, started, T0, 1)
+    for bid in (Bid(1, 9), Bid(2, 10)):  # under $10; not this bidder's turn
+        with pytest.raises(RuleViolation) as exc:
+            play(r, bid, T0)
+        assert exc.value.rule == "A2"
+    r2, _, _ = play(r, Bid(1, 10), T0)
+    with pytest.raises(RuleViolation) as exc:
+        play(r2, Bid(2, 10), T0)  # under +$1
+    assert exc.value.rule == "A2"
+
+
 def test_A1_last_pass_settles_to_the_high_bidder() -> None:
     r, _, _ = play(row(), Bid(1, 1100), T0)
     r, _, facts = play(r, PassBid(2), T0)
