@@ -1,7 +1,13 @@
 """Write proto/monopoly/v1/events.proto and commands.proto from the engine's dataclasses.
 
 One message per engine event and per command and an `EventPayload` /
-`CommandPayload` oneof over all of them. Field numbers are frozen: they live in
+`CommandPayload` oneof over all of them. An engine enum becomes a proto enum
+(values `<ENUM>_<MEMBER>`, 0 the unspecified one) and its field travels twice:
+its value as the string field of the field's name (as before the values were
+typed) and the enum as `<name>_code`. An event's properties are facts derived
+from its fields (`TableCreated.mode`), written as typed fields after them; a
+tuple of dataclasses (the board's squares) becomes a repeated message of its
+own. Field numbers are frozen: they live in
 `proto/monopoly/v1/field_numbers.json` (the lock), assigned once and never
 reused. A field or type the lock does not know gets the next free number of its
 message; one that left the engine becomes `reserved` (number and name), so no
@@ -17,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import enum
 import inspect
 import io
 import json
@@ -33,27 +40,89 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 from proto_docs import FIELD_DOCS, MESSAGE_DOCS, NAME_DOCS  # noqa: E402
 
-from engine import COMMAND_TYPES, EVENT_TYPES, codec  # noqa: E402
+from engine import COMMAND_TYPES, EVENT_TYPES, Event, codec  # noqa: E402
 
 OUT = ROOT / "proto" / "monopoly" / "v1"
 LOCK = OUT / "field_numbers.json"
 SCALARS = {int: "int64", str: "string", bool: "bool", float: "double"}
 #: The envelope's schema_version of events written before the numbers were frozen (docs/SCHEMA.md).
 UNFROZEN_SCHEMA_VERSION = 1
+#: Proto names of engine classes whose own name is too general for the package (board.Kind).
+PROTO_NAMES = {"Kind": "SquareKind", "Square": "BoardSquare"}
+#: Fields appended after events with them were stored, whose default is not the proto zero: `optional`
+#: on the wire, so a reader tells "not recorded" (absent: the dataclass default) from 0 (Start).
+OPTIONAL = frozenset({("PaymentDue", "square"), ("PaymentMade", "square")})
 
 Lock = dict[str, Any]
 
 
-def _field(name: str, tp: object) -> tuple[str, str]:
-    """(proto type, proto field name) of a dataclass field."""
+def proto_name(cls: type) -> str:
+    return PROTO_NAMES.get(cls.__name__, cls.__name__)
+
+
+def _is_enum(tp: object) -> bool:
+    return isinstance(tp, type) and issubclass(tp, enum.Enum)
+
+
+def _fields_of(name: str, tp: object) -> list[tuple[str, str]]:
+    """(proto type, proto field name) of each proto field a dataclass field becomes."""
     if tp in SCALARS:
-        return SCALARS[tp], name  # type: ignore[index]
+        return [(SCALARS[tp], name)]  # type: ignore[index]
+    if _is_enum(tp):  # the value as before it was typed, and the enum
+        return [("string", name), (proto_name(tp), f"{name}_code")]  # type: ignore[arg-type]
     origin = typing.get_origin(tp)
     if origin is tuple:
         (inner, *_rest) = typing.get_args(tp)
-        return f"repeated {SCALARS[inner]}", name
+        if dataclasses.is_dataclass(inner):
+            return [(f"repeated {proto_name(inner)}", name)]  # type: ignore[arg-type]
+        return [(f"repeated {SCALARS[inner]}", name)]
     # Nested values (a TableConfig) travel as canonical JSON: the engine's codec reads them back.
-    return "string", f"{name}_json"
+    return [("string", f"{name}_json")]
+
+
+def _members(cls: type) -> list[tuple[str, object]]:
+    """(name, type) of what a class puts on the wire: its init fields, then an event's properties."""
+    hints = codec.field_types(cls)  # as declared in the source, compiled or not
+    out: list[tuple[str, object]] = [(f.name, hints[f.name]) for f in _init_fields(cls)]
+    if issubclass(cls, Event):
+        out += list(codec.derived_types(cls).items())
+    return out
+
+
+def proto_fields(message: str, cls: type) -> list[tuple[str, str, str]]:
+    """(proto type, proto name, engine member) of each field of `cls`'s message."""
+    out = []
+    for member, tp in _members(cls):
+        for proto_type, name in _fields_of(member, tp):
+            label = "optional " if (message, name) in OPTIONAL else ""
+            out.append((label + proto_type, name, member))
+    return out
+
+
+def nested_types(registry: dict[str, type]) -> tuple[dict[str, type], dict[str, type]]:
+    """The messages (tuples of dataclasses) and enums the types of `registry` use, by proto name."""
+    messages: dict[str, type] = {}
+    enums: dict[str, type] = {}
+
+    def visit(tp: object) -> None:
+        if isinstance(tp, type) and _is_enum(tp):
+            enums[proto_name(tp)] = tp
+        elif typing.get_origin(tp) is tuple:
+            inner = typing.get_args(tp)[0]
+            if isinstance(inner, type) and dataclasses.is_dataclass(inner) and proto_name(inner) not in messages:
+                messages[proto_name(inner)] = inner
+                for _name, sub in _members(inner):
+                    visit(sub)
+
+    for cls in registry.values():
+        for _name, tp in _members(cls):
+            visit(tp)
+    return messages, enums
+
+
+def enum_prefix(name: str) -> str:
+    """`PaymentReason` -> `PAYMENT_REASON`: the prefix of its values (proto enum values share a scope)."""
+    return _snake(name).upper()
 
 
 def _snake(name: str) -> str:
@@ -64,7 +133,8 @@ def _snake(name: str) -> str:
 
 
 def _source_comments(cls: type) -> dict[str, str]:
-    """The comment of each field in the class body: `#:` lines above it, else a trailing `# ...`."""
+    """The comment of each field (an enum's: member) in the class body: `#:` lines above it, else
+    a trailing `# ...`."""
     path = codec._source_path(sys.modules[cls.__module__])
     text = Path(path).read_text()
     comments: dict[int, str] = {}
@@ -75,7 +145,11 @@ def _source_comments(cls: type) -> dict[str, str]:
     (node,) = [n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == cls.__name__]
     out: dict[str, str] = {}
     for stmt in node.body:
-        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            name = stmt.target.id
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            name = stmt.targets[0].id
+        else:
             continue
         above: list[str] = []
         line = stmt.lineno - 1
@@ -84,9 +158,9 @@ def _source_comments(cls: type) -> dict[str, str]:
             line -= 1
         trailing = comments.get(stmt.lineno, "")
         if above:
-            out[stmt.target.id] = " ".join(above)
+            out[name] = " ".join(above)
         elif trailing and not lines[stmt.lineno - 1].strip().startswith("#"):
-            out[stmt.target.id] = trailing.lstrip("#").strip()
+            out[name] = trailing.lstrip("#").strip()
     return out
 
 
@@ -98,7 +172,10 @@ def _message_doc(name: str, cls: type) -> str:
     return MESSAGE_DOCS.get(name) or " ".join(inspect.cleandoc(own).split())
 
 
-def _field_doc(message: str, field: str, comments: dict[str, str]) -> str:
+def _field_doc(message: str, field: str, comments: dict[str, str], proto: str = "") -> str:
+    """The doc of the engine member `field`; its enum twin (`proto` = `<field>_code`) says so."""
+    if proto and proto != field and proto.endswith("_code"):
+        return f"`{field}` as the enum; UNSPECIFIED in events written before it (read `{field}`)."
     return FIELD_DOCS.get((message, field)) or comments.get(field) or NAME_DOCS.get(field, "")
 
 
@@ -120,6 +197,24 @@ def _comment(text: str, indent: str) -> list[str]:
 # -- the lock --------------------------------------------------------------------------------
 
 
+def _assign_values(lock: Lock, name: str, members: list[str]) -> None:
+    """Enum value numbers, like field numbers: kept, appended (from 1; 0 is unspecified), a removed
+    value reserved (mutates `lock`)."""
+    known: dict[str, int] = lock.setdefault("enums", {}).setdefault(name, {})
+    reserved: dict[str, int] = lock.setdefault("reserved_values", {}).setdefault(name, {})
+    taken = set(known.values()) | set(reserved.values())
+    for member in members:
+        if member in reserved:
+            raise SystemExit(f"{name}.{member} was removed before; a value that returns needs a new name")
+        if member not in known:
+            known[member] = max(taken, default=0) + 1
+            taken.add(known[member])
+    for member in [m for m in known if m not in members]:
+        reserved[member] = known.pop(member)
+    if not reserved:
+        del lock["reserved_values"][name]
+
+
 def numbers_from_proto(text: str) -> Lock:
     """The numbering of a committed generated .proto: how the lock was first filled."""
     messages: dict[str, dict[str, int]] = {}
@@ -128,7 +223,7 @@ def numbers_from_proto(text: str) -> Lock:
         line = raw.split("//")[0].strip()
         if m := re.match(r"message (\w+) \{", line):
             current = messages.setdefault(m.group(1), {})
-        elif current is not None and (m := re.match(r"(?:repeated )?\w+ (\w+) = (\d+);", line)):
+        elif current is not None and (m := re.match(r"(?:repeated |optional )?\w+ (\w+) = (\d+);", line)):
             current[m.group(1)] = int(m.group(2))
     return {"messages": messages, "reserved": {}}
 
@@ -159,11 +254,18 @@ def update_lock(lock: Lock, registries: dict[str, dict[str, type]]) -> Lock:
     """The lock after numbering `registries` (kind -> {type name: class}); the schema version
     moves by one when any number was assigned or reserved."""
     new: Lock = json.loads(json.dumps(lock))
+    current: set[str] = set()
     for kind, types in registries.items():
-        for name, cls in types.items():
-            _assign(new, name, [_field(f.name, codec.field_types(cls)[f.name])[1] for f in _init_fields(cls)])
+        messages, enums = nested_types(types)
+        for name, cls in {**types, **messages}.items():
+            _assign(new, name, [proto for _t, proto, _m in proto_fields(name, cls)])
+            current.add(name)
+        for name, cls in enums.items():
+            _assign_values(new, name, [m.name for m in cls])  # type: ignore[attr-defined]
         _assign(new, f"{kind}Payload", [_snake(n) for n in sorted(types)])
-    current = {n for types in registries.values() for n in types} | {f"{k}Payload" for k in registries}
+        current.add(f"{kind}Payload")
+    for name in set(new.get("enums", {})) - {n for t in registries.values() for n in nested_types(t)[1]}:
+        new.setdefault("reserved_values", {}).setdefault(name, {}).update(new["enums"].pop(name))
     for message in set(new["messages"]) - current:  # a type that left the engine: its numbers stay reserved forever
         new["reserved"].setdefault(message, {}).update(new["messages"].pop(message))
     if dump_lock(new) != dump_lock(lock):
@@ -188,11 +290,18 @@ def load_lock() -> Lock:
 
 
 def dump_lock(lock: Lock) -> str:
+    def by_number(section: dict[str, dict[str, int]]) -> dict[str, dict[str, int]]:
+        return {m: dict(sorted(f.items(), key=lambda kv: kv[1])) for m, f in sorted(section.items())}
+
     ordered = {
         "schema_version": lock["schema_version"],
-        "messages": {m: dict(sorted(f.items(), key=lambda kv: kv[1])) for m, f in sorted(lock["messages"].items())},
-        "reserved": {m: dict(sorted(f.items(), key=lambda kv: kv[1])) for m, f in sorted(lock["reserved"].items())},
+        "messages": by_number(lock["messages"]),
+        "reserved": by_number(lock["reserved"]),
     }
+    if lock.get("enums"):
+        ordered["enums"] = by_number(lock["enums"])
+    if lock.get("reserved_values"):
+        ordered["reserved_values"] = by_number(lock["reserved_values"])
     return json.dumps(ordered, indent=1) + "\n"
 
 
@@ -208,6 +317,41 @@ def _reserved_lines(lock: Lock, message: str, indent: str) -> list[str]:
     return [f"{indent}reserved {numbers};", f"{indent}reserved {names};"]
 
 
+def _enum_lines(name: str, cls: type, lock: Lock) -> list[str]:
+    comments = _source_comments(cls)
+    prefix = enum_prefix(name)
+    lines = _comment(_message_doc(name, cls), "")
+    lines.append(f"enum {name} {{")
+    reserved: dict[str, int] = lock.get("reserved_values", {}).get(name, {})
+    if reserved:
+        lines.append(f"  reserved {', '.join(str(n) for n in sorted(reserved.values()))};")
+        lines.append(f"  reserved {', '.join(f'{chr(34)}{prefix}_{m}{chr(34)}' for m in sorted(reserved))};")
+    lines.append("  // Not recorded: a field written before this enum existed (read its string twin).")
+    lines.append(f"  {prefix}_UNSPECIFIED = 0;")
+    for member, number in lock["enums"][name].items():
+        value = cls[member].value  # type: ignore[index]
+        doc = f'"{value}"' + (f": {comments[member]}" if member in comments else "")
+        lines += _comment(doc, "  ")
+        lines.append(f"  {prefix}_{member} = {number};")
+    lines.append("}")
+    lines.append("")
+    return lines
+
+
+def _message_lines(name: str, cls: type, lock: Lock) -> list[str]:
+    comments = _source_comments(cls)
+    numbers = lock["messages"][name]
+    lines = _comment(_message_doc(name, cls), "")
+    lines.append(f"message {name} {{")
+    lines += _reserved_lines(lock, name, "  ")
+    for proto_type, proto, member in proto_fields(name, cls):
+        lines += _comment(_field_doc(name, member, comments, proto), "  ")
+        lines.append(f"  {proto_type} {proto} = {numbers[proto]};")
+    lines.append("}")
+    lines.append("")
+    return lines
+
+
 def render(kind: str, types: dict[str, type], doc: str, lock: Lock) -> str:
     """The .proto of `types` under the numbering of `lock` (which must already number them)."""
     lines = [
@@ -219,20 +363,11 @@ def render(kind: str, types: dict[str, type], doc: str, lock: Lock) -> str:
         "package monopoly.v1;",
         "",
     ]
-    for name in sorted(types):
-        cls = types[name]
-        hints = codec.field_types(cls)  # as declared in the source, compiled or not
-        comments = _source_comments(cls)
-        numbers = lock["messages"][name]
-        lines += _comment(_message_doc(name, cls), "")
-        lines.append(f"message {name} {{")
-        lines += _reserved_lines(lock, name, "  ")
-        for f in _init_fields(cls):
-            proto_type, proto_name = _field(f.name, hints[f.name])
-            lines += _comment(_field_doc(name, f.name, comments), "  ")
-            lines.append(f"  {proto_type} {proto_name} = {numbers[proto_name]};")
-        lines.append("}")
-        lines.append("")
+    messages, enums = nested_types(types)
+    for name in sorted(enums):
+        lines += _enum_lines(name, enums[name], lock)
+    for name in sorted({**types, **messages}):
+        lines += _message_lines(name, {**types, **messages}[name], lock)
     payload = f"{kind}Payload"
     lines.append(f"// Exactly one {kind.lower()}: the field name is the type in snake_case.")
     lines.append(f"message {payload} {{")
@@ -272,25 +407,35 @@ def reference(types: dict[str, type], lock: Lock) -> str:
     for name in sorted(types, key=lambda n: payload[_snake(n)]):
         anchor = name.lower()
         out.append(f"| [{name}](#{anchor}) | {payload[_snake(name)]} | {_message_doc(name, types[name])} |")
-    for name in sorted(types):
-        cls = types[name]
-        hints = codec.field_types(cls)
+    messages, enums = nested_types(types)
+    for name in sorted({**types, **messages}):
+        cls = {**types, **messages}[name]
         comments = _source_comments(cls)
         numbers = lock["messages"][name]
         out += ["", f"## {name}", "", _message_doc(name, cls), ""]
-        fields = _init_fields(cls)
+        fields = proto_fields(name, cls)
         if not fields:
             out.append("No fields.")
             continue
         out += ["| # | field | type | meaning |", "|---|---|---|---|"]
-        for f in fields:
-            proto_type, proto_name = _field(f.name, hints[f.name])
-            doc = _field_doc(name, f.name, comments).replace("|", "\\|")
-            out.append(f"| {numbers[proto_name]} | `{proto_name}` | {proto_type} | {doc} |")
+        for proto_type, proto, member in fields:
+            doc = _field_doc(name, member, comments, proto).replace("|", "\\|")
+            out.append(f"| {numbers[proto]} | `{proto}` | {proto_type} | {doc} |")
         reserved = lock["reserved"].get(name, {})
         if reserved:
             out += ["", "Reserved: " + ", ".join(f"{n} (`{k}`)" for k, n in sorted(reserved.items()))]
-    return "\n".join(out) + "\n"
+    out += ["", "## Enums", "", "Value 0 of every enum is `<PREFIX>_UNSPECIFIED`: not recorded (an event written"]
+    out += ["before the field existed; its string twin of the same name holds the value).", ""]
+    for name in sorted(enums):
+        cls = enums[name]
+        comments = _source_comments(cls)
+        prefix = enum_prefix(name)
+        out += [f"### {name}", "", _message_doc(name, cls), "", "| # | value | string | meaning |", "|---|---|---|---|"]
+        for member, number in lock["enums"][name].items():
+            doc = comments.get(member, "").replace("|", "\\|")
+            out.append(f"| {number} | `{prefix}_{member}` | `{cls[member].value}` | {doc} |")  # type: ignore[index]
+        out.append("")
+    return "\n".join(out).rstrip("\n") + "\n"
 
 
 def generate(lock: Lock) -> tuple[Lock, dict[Path, str]]:

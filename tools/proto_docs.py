@@ -47,6 +47,8 @@ NAME_DOCS: dict[str, str] = {
 
 MESSAGE_DOCS: dict[str, str] = {
     "TableCreated": "The table's first event (seq 1): its rules, seed and players (G10, X1-X6, H1-H6).",
+    "BoardSquare": "B1-B4: one square of the table's board, as TableCreated.squares lists them.",
+    "SquareKind": "B1: what a square is (its BoardSquare.kind).",
     "TurnOrderSet": "G1: the turn order, fixed at the start.",
     "DeckShuffled": "C3, C4: a deck (re)shuffled; the order is the outcome, so a replay never re-draws (G10).",
     "TurnStarted": "G2: a player's turn begins.",
@@ -115,6 +117,19 @@ FIELD_DOCS: dict[tuple[str, str], str] = {
     "canonical JSON (engine.codec); analytics exports also give it as columns (the `tables` table).",
     ("TableCreated", "seed"): "G10: the seed of the table's random generator.",
     ("TableCreated", "players"): "Display names, one per seat: index i is seat i.",
+    ("TableCreated", "ruleset"): 'The rule set: "online" (B2, X1-X6) or "hasbro" (B3, B4, H1-H6); from `config`.',
+    ("TableCreated", "mode"): 'The mode (preset) the table plays: "classic", "speed", "duel", "team", "custom" '
+    '(X1-X5), "hasbro", "hasbro-short-8"... (H1-H6); from `config`.',
+    ("TableCreated", "board"): "The board's name (B2, B3); from `config`.",
+    ("TableCreated", "group_names"): "Display names of the colour groups: index g - 1 is BoardSquare.group g "
+    "(B2, B3); from `config`.",
+    ("TableCreated", "squares"): "The board's 40 squares in index order (B1), with kind, colour group and price; "
+    "from `config`. Written by every writer of schema 4 on; a reader never needs it to replay.",
+    ("BoardSquare", "index"): "Board square index 0-39, counted from Start (B1).",
+    ("BoardSquare", "kind"): 'What the square is (B1): its SquareKind value as a string, e.g. "property".',
+    ("BoardSquare", "name"): "Display name (B2: brand-like names online, B3: the US names hasbro).",
+    ("BoardSquare", "price"): "List price (0: not for sale, B2, B3). " + MONEY,
+    ("BoardSquare", "house_cost"): "P5: the price of one house (and of a hotel's last step). " + MONEY,
     ("TurnOrderSet", "order"): "G1: seat indexes in turn order.",
     ("DeckShuffled", "deck"): '"chance" or "chest".',
     ("DeckShuffled", "cards"): "The new draw pile, top first (card ids of C1/C2/C4).",
@@ -125,12 +140,16 @@ FIELD_DOCS: dict[tuple[str, str], str] = {
     ("BankPaid", "reason"): '"salary" (G5), "start_bonus" (G6) or "card" (C1, C2, C4).',
     ("PurchaseOffered", "price"): "List price. " + MONEY,
     ("PropertyBought", "price"): "Price paid (the list price, P1). " + MONEY,
-    ("PaymentDue", "reason"): '"rent" (P2-P4, H2), "tax", "card", "repairs" (cards), "jail_fine" (J2, J4) or '
-    '"auction" (A3).',
+    ("PaymentDue", "reason"): 'What the payment is for (PaymentReason): "rent" (P2-P4, H2), "tax", "card", '
+    '"repairs" (cards), "jail_fine" (J4), "auction" (A3) or "mortgage_fee" (M4).',
+    ("PaymentDue", "square"): "Where the payment arose (B1 index): the rented or tax square, the square of the card, "
+    "the jail, the auctioned or mortgaged square. Absent in events written before schema 4 (the engine reads -1).",
     ("PaymentDue", "then_move"): "J4: the player moves by their roll once this is paid.",
     ("PaymentDue", "bank_share"): "The part of `amount` that goes to the bank, not the creditor (E4 rent tax, "
     "X3 lifting cost). " + MONEY,
-    ("PaymentMade", "reason"): 'As PaymentDue.reason: "rent", "tax", "card", "repairs", "jail_fine", "auction".',
+    ("PaymentMade", "reason"): 'As PaymentDue.reason (PaymentReason): "rent", "tax", "card", "repairs", '
+    '"jail_fine", "auction" or "mortgage_fee".',
+    ("PaymentMade", "square"): "As PaymentDue.square: where the payment arose (B1 index); absent before schema 4.",
     ("PaymentMade", "bank_share"): "The part of `amount` that went to the bank (E4 rent tax). " + MONEY,
     ("CardDrawn", "deck"): '"chance" or "chest".',
     ("CardDrawn", "card"): "The card's id in its deck (C1, C2, C4).",

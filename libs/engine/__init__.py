@@ -130,10 +130,32 @@ from .game import (
     trade_window,
 )
 from .invariants import InvariantBroken, check_invariants
+from .reasons import (
+    AuctionReason,
+    BankPaidReason,
+    BankruptCause,
+    ChoiceKind,
+    EndReason,
+    JailExit,
+    JailReason,
+    PauseRejection,
+    PaymentReason,
+    TimeoutKind,
+)
 from .state import BANK, AuctionState, Payment, Phase, PlayerState, TableState, TradeOffer
 from .trade import AcceptTrade, DeclineTrade, ExecuteTrade, ProposeTrade, TradeDeclined, TradeExecuted, TradeProposed
 
 __all__ = [
+    "AuctionReason",
+    "BankPaidReason",
+    "BankruptCause",
+    "ChoiceKind",
+    "EndReason",
+    "JailExit",
+    "JailReason",
+    "PauseRejection",
+    "PaymentReason",
+    "TimeoutKind",
     "ClaimRent",
     "RULESETS",
     "hasbro",

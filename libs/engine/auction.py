@@ -15,6 +15,7 @@ from .commands import Command
 from .config import added
 from .errors import RuleViolation
 from .events import Event
+from .reasons import AuctionReason
 from .state import BANK, AuctionState
 
 
@@ -46,7 +47,7 @@ class SettleAuction(Command):
 class AuctionStarted(Event):
     auction_id: int
     square: int
-    reason: str  # "declined" | "mortgage_expired"
+    reason: AuctionReason
     bidders: tuple[int, ...]
     start_price: int
     increment: int

@@ -18,6 +18,7 @@ from .commands import Build, SellBuilding
 from .errors import RuleViolation
 from .events import BuildingBuilt, BuildingPlaced, BuildingSold, BuildingsSoldDown
 from .flow import MANAGE, ONLY_PRE_ROLL, ApplyFn, CheckFn, Ctx, EffectFn, actor, any_time, property_of, start_auction
+from .reasons import AuctionReason
 from .state import BANK, TableState
 
 
@@ -90,7 +91,12 @@ def _do_build(ctx: Ctx, cmd: Build) -> None:
         bidders = _building_bidders(state, cmd.seat, kind)
         if bidders:
             start_auction(
-                ctx, cmd.square, "hotel" if kind == 5 else "house", after=cmd.seat, excluded=BANK, among=bidders
+                ctx,
+                cmd.square,
+                AuctionReason.HOTEL if kind == 5 else AuctionReason.HOUSE,
+                after=cmd.seat,
+                excluded=BANK,
+                among=bidders,
             )
             return
     ctx.emit(BuildingBuilt(cmd.seat, cmd.square, new, square.house_cost))

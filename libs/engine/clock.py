@@ -46,6 +46,7 @@ from .events import (
 from .flow import ApplyFn, CheckFn, Ctx, EffectFn, active, bankrupt, end_turn, nothing, owned
 from .mortgages import do_mortgage
 from .properties import do_decline
+from .reasons import BankruptCause, PauseRejection, TimeoutKind
 from .state import BANK, Phase, TableState
 from .trade import DeclineTrade
 from .turn import do_bus, do_roll, mr_monopoly, triple_timed_out
@@ -114,7 +115,7 @@ def _fire(ctx: Ctx) -> None:
     """Act for whoever's timer ran out, as E2 says."""
     state = ctx.state
     if state.vote_deadline >= 0 and state.vote_deadline <= state.clock:
-        ctx.emit(PauseRejected("timeout"))  # E5: silence is no
+        ctx.emit(PauseRejected(PauseRejection.TIMEOUT))  # E5: silence is no
         return
     if state.resume_at >= 0 and state.resume_at <= state.clock:
         ctx.emit(GameResumed(state.clock - state.paused_at))
@@ -122,17 +123,17 @@ def _fire(ctx: Ctx) -> None:
     phase = state.phase
     actor = state.actor
     if phase is Phase.AUCTION:  # A1: no bid in time is a pass
-        ctx.emit(TimedOut(actor, "bid"))
+        ctx.emit(TimedOut(actor, TimeoutKind.BID))
         do_bid(ctx, auctions.PassBid(actor))
         return
     if phase is Phase.TRADE:
         trade = state.trade
         assert trade is not None
-        ctx.emit(TimedOut(actor, "trade"))
+        ctx.emit(TimedOut(actor, TimeoutKind.TRADE))
         do_decline_trade(ctx, DeclineTrade(actor, trade.trade_id))
         return
     if phase is Phase.PAYMENT and state.payments[0].deadline >= 0:
-        ctx.emit(TimedOut(actor, "debt"))
+        ctx.emit(TimedOut(actor, TimeoutKind.DEBT))
         _liquidate_and_pay(ctx, actor)
         return
     seat = state.current
@@ -140,7 +141,7 @@ def _fire(ctx: Ctx) -> None:
         missed = state.missed[seat] + 1
         ctx.emit(TurnTimedOut(seat, missed))
         if missed >= state.config.clock.missed_turns_limit:  # E2: three in a row
-            bankrupt(ctx, seat, BANK, "timeout")
+            bankrupt(ctx, seat, BANK, BankruptCause.TIMEOUT)
             return
     _default_action(ctx, seat)
 
@@ -219,7 +220,7 @@ def _check_vote(state: TableState, cmd: VotePause) -> None:
 def _do_vote(ctx: Ctx, cmd: VotePause) -> None:
     ctx.emit(PauseVoted(cmd.seat, cmd.yes))
     if not cmd.yes:
-        ctx.emit(PauseRejected("vote"))
+        ctx.emit(PauseRejected(PauseRejection.VOTE))
         return
     pause_if_agreed(ctx)
 

@@ -53,6 +53,26 @@ def field_types(cls: type) -> dict[str, Any]:
     return hints
 
 
+def derived_types(cls: type) -> dict[str, Any]:
+    """The return type of each property of an event class, in declaration order: facts derived
+    from its fields (`TableCreated.mode` from its config) that the wire also writes as typed
+    fields. Read from the source like `field_types`; never part of the JSON or of equality."""
+    module = sys.modules[cls.__module__]
+    body: list[ast.stmt] = _parse(_source_path(module)).body
+    for part in cls.__qualname__.split("."):
+        (node,) = [n for n in body if isinstance(n, ast.ClassDef) and n.name == part]
+        body = node.body
+    out: dict[str, Any] = {}
+    for stmt in body:
+        if (
+            isinstance(stmt, ast.FunctionDef)
+            and stmt.returns is not None
+            and any(isinstance(d, ast.Name) and d.id == "property" for d in stmt.decorator_list)
+        ):
+            out[stmt.name] = eval(ast.unparse(stmt.returns), vars(module))  # the project's own source
+    return out
+
+
 def _source_path(module: types.ModuleType) -> str:
     path = module.__file__ or ""
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:

@@ -29,6 +29,7 @@ from .flow import (
     return_card,
     start_payment_timer,
 )
+from .reasons import BankruptCause, JailExit
 from .state import BANK, Payment, TableState
 
 
@@ -46,9 +47,9 @@ def _check_surrender(state: TableState, cmd: Surrender) -> None:
 
 def do_pay(ctx: Ctx, cmd: Pay) -> None:
     due = ctx.state.payments[0]
-    ctx.emit(PaymentMade(due.debtor, due.creditor, due.amount, due.reason, due.bank_share))
+    ctx.emit(PaymentMade(due.debtor, due.creditor, due.amount, due.reason, due.bank_share, due.square))
     if due.then_move:  # J4: the forced fine is paid, move by the third roll
-        ctx.emit(LeftJail(cmd.seat, "forced_fine"))
+        ctx.emit(LeftJail(cmd.seat, JailExit.FORCED_FINE))
         d1, d2 = ctx.state.dice
         move(ctx, cmd.seat, d1 + d2)
         land(ctx, cmd.seat)
@@ -59,11 +60,11 @@ def _do_surrender(ctx: Ctx, cmd: Surrender) -> None:
     creditor = BANK
     if state.payments and state.payments[0].debtor == cmd.seat:
         creditor = state.payments[0].creditor  # D3: surrendering a debt to a player
-    bankrupt(ctx, cmd.seat, creditor, "surrender")
+    bankrupt(ctx, cmd.seat, creditor, BankruptCause.SURRENDER)
 
 
 def _ev_payment_due(s: TableState, e: PaymentDue) -> None:
-    s.payments.append(Payment(e.debtor, e.creditor, e.amount, e.reason, e.then_move, e.bank_share))
+    s.payments.append(Payment(e.debtor, e.creditor, e.amount, e.reason, e.then_move, e.bank_share, square=e.square))
     if len(s.payments) == 1:
         start_payment_timer(s)
 

@@ -43,6 +43,7 @@ from .flow import (
     others,
     teammates,
 )
+from .reasons import BankPaidReason, ChoiceKind, JailReason, PaymentReason
 from .state import BANK, TableState
 
 _JAIL_FREE, _UTILITY_THROW = Effect.JAIL_FREE, Effect.NEAREST_UTILITY_THROW
@@ -69,26 +70,27 @@ def draw_card(ctx: Ctx, seat: int, deck: str) -> None:
         ctx.emit(DeckShuffled(deck, rng.shuffled(pile, state.rng_seed, state.rng_counter)))
     card = cfg.chance_deck[state.deck[0]] if chance else cfg.chest_deck[state.chest[0] - CHEST_BASE]
     ctx.emit(CardDrawn(seat, deck, card.id))
+    here = state.players[seat].position  # the card's square: where its payments arise
     effect = card.effect
     if effect is Effect.BANK_PAYS:
-        ctx.emit(BankPaid(seat, card.amount, "card"))
+        ctx.emit(BankPaid(seat, card.amount, BankPaidReason.CARD))
     elif effect is Effect.PAY_BANK:
-        charge(ctx, seat, BANK, card.amount, "card")
+        charge(ctx, seat, BANK, card.amount, PaymentReason.CARD, here)
     elif effect is Effect.COLLECT_EACH:
         for other in others(state, seat):
-            charge(ctx, other, seat, card.amount, "card")
+            charge(ctx, other, seat, card.amount, PaymentReason.CARD, here)
     elif effect is Effect.PAY_EACH:
         payees = others(state, seat)
         if state.raisable(seat) < card.amount * len(payees):
             bankrupt(ctx, seat, BANK)  # decision: several creditors -> bankrupt to the bank
             return
         for other in payees:
-            ctx.emit(PaymentDue(seat, other, card.amount, "card"))
+            ctx.emit(PaymentDue(seat, other, card.amount, PaymentReason.CARD, square=here))
     elif effect is Effect.ADVANCE_TO:
         move_to(ctx, seat, card.target)
         land(ctx, seat)
     elif effect is Effect.GO_TO_JAIL:
-        ctx.emit(SentToJail(seat, "card"))
+        ctx.emit(SentToJail(seat, JailReason.CARD))
         end_turn(ctx)
     elif effect is Effect.NEAREST_RAILROAD or effect is Effect.NEAREST_UTILITY or effect is _UTILITY_THROW:
         kind = Kind.RAILROAD if effect is Effect.NEAREST_RAILROAD else Kind.UTILITY
@@ -107,9 +109,9 @@ def draw_card(ctx: Ctx, seat: int, deck: str) -> None:
                     hotels += 1
                 else:
                     houses += level
-        charge(ctx, seat, BANK, houses * card.amount + hotels * card.amount2, "repairs")
+        charge(ctx, seat, BANK, houses * card.amount + hotels * card.amount2, PaymentReason.REPAIRS, here)
     elif effect is Effect.DEMOLISH and demolition_targets(state, seat):
-        ctx.emit(ChoiceOffered(seat, "demolish"))
+        ctx.emit(ChoiceOffered(seat, ChoiceKind.DEMOLISH))
     # JAIL_FREE: kept by the drawer (evolve); nothing else happens.
 
 

@@ -39,6 +39,7 @@ from .flow import (
     teammates,
 )
 from .mortgages import mortgage_fee
+from .reasons import AuctionReason
 from .state import BANK, TableState, TradeOffer
 from .trade import (
     AcceptTrade,
@@ -291,7 +292,7 @@ def _do_settle_bet(ctx: Ctx, cmd: casino.SettleBet) -> None:
 
 
 def _ev_auction_started(s: TableState, e: auctions.AuctionStarted) -> None:
-    if s.auction_queue and e.reason == "bankrupt":  # D4
+    if s.auction_queue and e.reason == AuctionReason.BANKRUPT:  # D4
         s.auction_queue.remove(e.square)
     s.auction = auctions.open_auction(e)
     s.next_auction_id = e.auction_id + 1
@@ -306,7 +307,7 @@ def _ev_auction_move(s: TableState, e: Event) -> None:
 
 def _ev_auction_settled(s: TableState, e: auctions.AuctionSettled) -> None:
     seller = s.auction.seller if s.auction is not None else BANK
-    reason = s.auction.reason if s.auction is not None else ""
+    reason = s.auction.reason if s.auction is not None else None
     s.auction = None
     s.next_auction_id = max(s.next_auction_id, e.auction_id + 1)
     if e.winner != BANK and reason in BUILDING_AUCTIONS:  # P10: a building to place, not a square

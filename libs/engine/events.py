@@ -11,7 +11,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from .board import Square
 from .config import TableConfig
+from .reasons import (
+    BankPaidReason,
+    BankruptCause,
+    ChoiceKind,
+    EndReason,
+    JailExit,
+    JailReason,
+    PauseRejection,
+    PaymentReason,
+    TimeoutKind,
+)
 
 
 class Event:
@@ -34,6 +46,29 @@ class TableCreated(Event):
     config: TableConfig
     seed: int
     players: tuple[str, ...]
+
+    # Facts of the config that analysts group by. The wire writes an event's properties as typed
+    # fields too (docs/SCHEMA.md); a reader rebuilds them from the config, never reads them back.
+
+    @property
+    def ruleset(self) -> str:
+        return self.config.ruleset
+
+    @property
+    def mode(self) -> str:
+        return self.config.mode
+
+    @property
+    def board(self) -> str:
+        return self.config.board.name
+
+    @property
+    def group_names(self) -> tuple[str, ...]:
+        return self.config.board.group_names
+
+    @property
+    def squares(self) -> tuple[Square, ...]:
+        return self.config.board.squares
 
 
 @dataclass(slots=True)
@@ -75,7 +110,7 @@ class BankPaid(Event):
 
     seat: int
     amount: int
-    reason: str
+    reason: BankPaidReason
 
 
 @dataclass(slots=True)
@@ -103,10 +138,13 @@ class PaymentDue(Event):
     debtor: int
     creditor: int  # seat or -1 (bank)
     amount: int
-    reason: str
+    reason: PaymentReason
     then_move: bool = False
     #: The part of `amount` that goes to the bank, not the creditor (E4 rent tax, X3 lifting cost).
     bank_share: int = 0
+    #: The square the payment arose on (the rented or tax square, the card's, the jail, the
+    #: auctioned or mortgaged square); -1: not recorded (events written before the field).
+    square: int = -1
 
 
 @dataclass(slots=True)
@@ -114,8 +152,10 @@ class PaymentMade(Event):
     debtor: int
     creditor: int
     amount: int
-    reason: str
+    reason: PaymentReason
     bank_share: int = 0
+    #: As PaymentDue.square: the square the payment arose on; -1: not recorded.
+    square: int = -1
 
 
 @dataclass(slots=True)
@@ -128,13 +168,13 @@ class CardDrawn(Event):
 @dataclass(slots=True)
 class SentToJail(Event):
     seat: int
-    reason: str  # "go_to_jail" | "card" | "third_doubles"
+    reason: JailReason
 
 
 @dataclass(slots=True)
 class LeftJail(Event):
     seat: int
-    how: str  # "fine" | "card" | "doubles" | "forced_fine" (J4, paid by a PaymentMade before)
+    how: JailExit
     fine: int = 0  # J2: a fine paid to the bank with this event
 
 
@@ -179,7 +219,7 @@ class PlayerBankrupt(Event):
     seat: int
     creditor: int  # seat or -1 (bank)
     place: int
-    cause: str = "debt"  # "debt" | "surrender" | "timeout" (E2)
+    cause: BankruptCause = BankruptCause.DEBT
 
 
 @dataclass(slots=True)
@@ -191,7 +231,7 @@ class TurnEnded(Event):
 class GameEnded(Event):
     winner: int
     places: tuple[int, ...]  # final place per seat, 1 = winner
-    reason: str  # "last_player" | "last_team" | "round_cap"
+    reason: EndReason
     game_ms: int = 0  # E6: game time played, pauses excluded
     scale: int = 1  # E6: the clock scale the game ran at
 
@@ -216,7 +256,7 @@ class TimedOut(Event):
     """E1: a bid, a trade answer or a debt ran out of time; the default follows."""
 
     seat: int
-    what: str  # "bid" | "trade" | "debt"
+    what: TimeoutKind
 
 
 @dataclass(slots=True)
@@ -232,7 +272,7 @@ class PauseVoted(Event):
 
 @dataclass(slots=True)
 class PauseRejected(Event):
-    reason: str  # "vote" (someone said no) | "timeout" (silence is no)
+    reason: PauseRejection
 
 
 @dataclass(slots=True)
@@ -268,7 +308,7 @@ class ChoiceOffered(Event):
     """A decision only the player can make: "bus", "triple" (X6) or "demolish" (C4 Duel)."""
 
     seat: int
-    kind: str
+    kind: ChoiceKind
 
 
 @dataclass(slots=True)

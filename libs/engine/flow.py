@@ -47,6 +47,7 @@ from .events import (
     TurnEnded,
     TurnStarted,
 )
+from .reasons import AuctionReason, BankPaidReason, BankruptCause, EndReason, JailReason, PaymentReason
 from .state import BANK, Phase, TableState
 
 JAIL_SQUARE = 10
@@ -62,10 +63,11 @@ _PROPERTY, _RAILROAD, _UTILITY, _TAX, _CHANCE, _CASINO, _GO_TO_JAIL, _CHEST = (
     Kind.CHEST,
 )
 UTILITY_THROW = Effect.NEAREST_UTILITY_THROW
+_RENT, _SALARY = PaymentReason.RENT, BankPaidReason.SALARY
 #: Auctions that start at the printed price whatever the rule set (M3, X3); others follow A1/A2.
-PRICE_START = frozenset({"mortgage_expired", "owner_sale"})
+PRICE_START = frozenset({AuctionReason.MORTGAGE_EXPIRED, AuctionReason.OWNER_SALE})
 #: P10: building auctions, by the level kind they sell (1 a house, 5 a hotel).
-BUILDING_AUCTIONS = {"house": 1, "hotel": 5}
+BUILDING_AUCTIONS = {AuctionReason.HOUSE: 1, AuctionReason.HOTEL: 5}
 #: The phases in which the actor may sell, mortgage or surrender (P8, M1, D1).
 MANAGE = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT, Phase.POST_ROLL})
 #: The phases in which the actor may lift a mortgage (M2) or put one to auction (X3).
@@ -265,9 +267,9 @@ def move(ctx: Ctx, seat: int, steps: int) -> None:
     ctx.emit(Moved(seat, start, end))
     if start + steps >= 40 and salary_paid(state):
         cfg = state.config
-        ctx.emit(BankPaid(seat, cfg.salary, "salary"))
+        ctx.emit(BankPaid(seat, cfg.salary, _SALARY))
         if end == 0 and cfg.start_bonus:
-            ctx.emit(BankPaid(seat, cfg.start_bonus, "start_bonus"))
+            ctx.emit(BankPaid(seat, cfg.start_bonus, BankPaidReason.START_BONUS))
 
 
 def move_to(ctx: Ctx, seat: int, target: int) -> None:
@@ -301,9 +303,9 @@ def land(ctx: Ctx, seat: int, card: Card | None = None) -> None:
             if state.config.rent_claims:  # H2: due only if the owner claims it in time
                 ctx.emit(RentClaimable(seat, owner, pos, due))
                 return
-            charge(ctx, seat, owner, due, "rent", bank_share=due * rent_tax_percent(state) // 100)
+            charge(ctx, seat, owner, due, _RENT, pos, bank_share=due * rent_tax_percent(state) // 100)
     elif kind is _TAX:
-        charge(ctx, seat, BANK, square.tax, "tax")
+        charge(ctx, seat, BANK, square.tax, PaymentReason.TAX, pos)
     elif kind is _CHANCE:
         STEPS.draw_card(ctx, seat, "chance")
     elif kind is _CASINO:
@@ -314,16 +316,24 @@ def land(ctx: Ctx, seat: int, card: Card | None = None) -> None:
             else:
                 ctx.emit(casino.CasinoOpened(seat))
     elif kind is _GO_TO_JAIL:
-        ctx.emit(SentToJail(seat, "go_to_jail"))
+        ctx.emit(SentToJail(seat, JailReason.GO_TO_JAIL))
         end_turn(ctx)
     elif kind is _CHEST:
         STEPS.draw_card(ctx, seat, "chest")
 
 
 def charge(
-    ctx: Ctx, debtor: int, creditor: int, amount: int, reason: str, then_move: bool = False, bank_share: int = 0
+    ctx: Ctx,
+    debtor: int,
+    creditor: int,
+    amount: int,
+    reason: PaymentReason,
+    square: int,
+    then_move: bool = False,
+    bank_share: int = 0,
 ) -> None:
-    """A mandatory payment: pending until paid (D1), or bankruptcy if it cannot be raised (D2)."""
+    """A mandatory payment: pending until paid (D1), or bankruptcy if it cannot be raised (D2).
+    `square` is where it arose (PaymentDue.square)."""
     if amount <= 0:
         return
     state = ctx.state
@@ -331,13 +341,13 @@ def charge(
     if state.players[debtor].cash < owed and state.raisable(debtor) < owed:
         bankrupt(ctx, debtor, creditor)
         return
-    ctx.emit(PaymentDue(debtor, creditor, amount, reason, then_move, bank_share))
+    ctx.emit(PaymentDue(debtor, creditor, amount, reason, then_move, bank_share, square))
 
 
 def start_auction(
     ctx: Ctx,
     square: int,
-    reason: str,
+    reason: AuctionReason,
     after: int,
     excluded: int,
     seller: int = BANK,
@@ -372,18 +382,26 @@ def start_auction(
     )
 
 
-def after_auction(ctx: Ctx, settled: auctions.AuctionSettled, reason: str, seller: int = BANK) -> None:
+def after_auction(ctx: Ctx, settled: auctions.AuctionSettled, reason: AuctionReason, seller: int = BANK) -> None:
     """A3: the winning bid is a mandatory payment; then the next M3 or D4 auction, if any."""
     if settled.winner != BANK:
         if seller != BANK:  # X3: the seller gets the price less the lifting cost
             cfg = ctx.state.config
             lift = cfg.lift_cost(cfg.board.squares[settled.square].price)
-            charge(ctx, settled.winner, seller, settled.price, "auction", bank_share=min(lift, settled.price))
+            charge(
+                ctx,
+                settled.winner,
+                seller,
+                settled.price,
+                PaymentReason.AUCTION,
+                settled.square,
+                bank_share=min(lift, settled.price),
+            )
         else:
-            charge(ctx, settled.winner, BANK, settled.price, "auction")  # A3
-    if reason == "mortgage_expired":
+            charge(ctx, settled.winner, BANK, settled.price, PaymentReason.AUCTION, settled.square)  # A3
+    if reason == AuctionReason.MORTGAGE_EXPIRED:
         STEPS.expire_mortgages(ctx)
-    elif reason == "bankrupt":
+    elif reason == AuctionReason.BANKRUPT:
         auction_returned(ctx)
 
 
@@ -393,10 +411,10 @@ def auction_returned(ctx: Ctx) -> None:
     state = ctx.state
     if state.auction is not None or state.finished or not state.auction_queue:
         return
-    start_auction(ctx, state.auction_queue[0], "bankrupt", after=state.current, excluded=BANK)
+    start_auction(ctx, state.auction_queue[0], AuctionReason.BANKRUPT, after=state.current, excluded=BANK)
 
 
-def bankrupt(ctx: Ctx, seat: int, creditor: int, cause: str = "debt") -> None:
+def bankrupt(ctx: Ctx, seat: int, creditor: int, cause: BankruptCause = BankruptCause.DEBT) -> None:
     """D2-D5: out of the game; the last player (Team 2v2: team) left wins."""
     state = ctx.state
     was_current = seat == state.current
@@ -407,7 +425,7 @@ def bankrupt(ctx: Ctx, seat: int, creditor: int, cause: str = "debt") -> None:
     ctx.emit(PlayerBankrupt(seat, creditor, len(state.active_seats), cause))
     limit = cfg.end_after_bankruptcies
     if limit is not None and len(state.eliminated) >= limit and not game_decided(state):
-        end_by_worth(ctx, "short_game")  # H3, H4: the short game ends here, by worth (H6)
+        end_by_worth(ctx, EndReason.SHORT_GAME)  # H3, H4: the short game ends here, by worth (H6)
         return
     for sq in received:
         if state.owner[sq] == creditor and state.mortgaged_round[sq] >= 0 and not game_decided(state):
@@ -425,10 +443,10 @@ def bankrupt(ctx: Ctx, seat: int, creditor: int, cause: str = "debt") -> None:
         if state.config.teams:  # X4: the last team standing wins; the team places are 1 and 2
             team = active[0] % 2
             places = tuple(1 if p.seat % 2 == team else 2 for p in state.players)
-            ctx.emit(GameEnded(active[0], places, "last_team", state.game_ms, state.config.clock.scale))
+            ctx.emit(GameEnded(active[0], places, EndReason.LAST_TEAM, state.game_ms, state.config.clock.scale))
         else:
             places = tuple(p.place if p.bankrupt else 1 for p in state.players)
-            ctx.emit(GameEnded(active[0], places, "last_player", state.game_ms, state.config.clock.scale))
+            ctx.emit(GameEnded(active[0], places, EndReason.LAST_PLAYER, state.game_ms, state.config.clock.scale))
     elif was_current:
         end_turn(ctx)
     if state.auction_queue and not state.finished:  # D4
@@ -450,17 +468,17 @@ def end_turn(ctx: Ctx) -> None:
     new_round = state.round + 1 if nxt >= n else state.round
     cap = state.config.round_cap
     if cap is not None and new_round > cap:
-        end_by_worth(ctx, "round_cap")
+        end_by_worth(ctx, EndReason.ROUND_CAP)
         return
     limit = state.config.time_limit_minutes
     if limit is not None and state.game_ms >= limit * 60_000:  # H5: the agreed end time has come
-        end_by_worth(ctx, "time_limit")
+        end_by_worth(ctx, EndReason.TIME_LIMIT)
         return
     ctx.emit(TurnStarted(order[nxt % n], new_round))
     STEPS.expire_mortgages(ctx)
 
 
-def end_by_worth(ctx: Ctx, reason: str) -> None:
+def end_by_worth(ctx: Ctx, reason: EndReason) -> None:
     """H6: the game ends now; places by net worth (ties: turn order)."""
     state = ctx.state
     active = state.active_seats

@@ -14,6 +14,7 @@ from .commands import PayJailFine, UseJailCard
 from .errors import RuleViolation
 from .events import LeftJail, SentToJail
 from .flow import JAIL_SQUARE, ONLY_PRE_ROLL, ApplyFn, CheckFn, Ctx, EffectFn, actor, charge, return_card
+from .reasons import JailExit, PaymentReason
 from .state import BANK, TableState
 
 
@@ -21,10 +22,10 @@ def roll_in_jail(ctx: Ctx, seat: int, d1: int, d2: int) -> bool:
     """J3, J4: the roll of a player in jail (its DiceRolled applied); True if they move by it now."""
     state = ctx.state
     if d1 == d2:  # J3: free, move by this roll, no further roll
-        ctx.emit(LeftJail(seat, "doubles"))
+        ctx.emit(LeftJail(seat, JailExit.DOUBLES))
         return True
     if state.players[seat].jail_turns >= state.config.max_jail_turns:  # J4: forced fine, then move
-        charge(ctx, seat, BANK, state.config.jail_fine, "jail_fine", then_move=True)
+        charge(ctx, seat, BANK, state.config.jail_fine, PaymentReason.JAIL_FINE, JAIL_SQUARE, then_move=True)
     return False
 
 
@@ -47,11 +48,11 @@ def _check_jail_card(state: TableState, cmd: UseJailCard) -> None:
 
 
 def _do_jail_fine(ctx: Ctx, cmd: PayJailFine) -> None:
-    ctx.emit(LeftJail(cmd.seat, "fine", ctx.state.config.jail_fine))
+    ctx.emit(LeftJail(cmd.seat, JailExit.FINE, ctx.state.config.jail_fine))
 
 
 def _do_jail_card(ctx: Ctx, cmd: UseJailCard) -> None:
-    ctx.emit(LeftJail(cmd.seat, "card"))
+    ctx.emit(LeftJail(cmd.seat, JailExit.CARD))
 
 
 def _ev_jailed(s: TableState, e: SentToJail) -> None:
@@ -67,7 +68,7 @@ def _ev_left_jail(s: TableState, e: LeftJail) -> None:
     player = s.players[e.seat]
     player.in_jail = False
     player.jail_turns = 0
-    if e.how == "card":  # C3/C4: the used card goes to the bottom of the pile
+    if e.how == JailExit.CARD:  # C3/C4: the used card goes to the bottom of the pile
         return_card(s, player.jail_cards.pop(0))
     if e.fine:
         player.cash -= e.fine

@@ -31,6 +31,7 @@ from .flow import (
     start_auction,
     start_payment_timer,
 )
+from .reasons import AuctionReason, PaymentReason
 from .state import BANK, Payment, TableState
 
 
@@ -80,7 +81,7 @@ def _do_lift(ctx: Ctx, cmd: LiftMortgage) -> None:
 
 
 def _do_mortgage_auction(ctx: Ctx, cmd: AuctionMortgaged) -> None:
-    start_auction(ctx, cmd.square, "owner_sale", after=cmd.seat, excluded=cmd.seat, seller=cmd.seat)
+    start_auction(ctx, cmd.square, AuctionReason.OWNER_SALE, after=cmd.seat, excluded=cmd.seat, seller=cmd.seat)
 
 
 def expire_mortgages(ctx: Ctx) -> None:
@@ -99,7 +100,7 @@ def expire_mortgages(ctx: Ctx) -> None:
     for sq in state.config.board.purchasable:
         if state.owner[sq] == seat and 0 <= state.mortgaged_round[sq] <= cutoff:
             ctx.emit(MortgageExpired(seat, sq))
-            start_auction(ctx, sq, "mortgage_expired", after=seat, excluded=BANK)
+            start_auction(ctx, sq, AuctionReason.MORTGAGE_EXPIRED, after=seat, excluded=BANK)
             return
 
 
@@ -129,7 +130,7 @@ def _ev_lifted(s: TableState, e: MortgageLifted) -> None:
     payments = s.payments
     if payments and s.config.mortgage_transfer_fee_percent is not None:  # M4: lifted at once, no fee
         first = payments[0]
-        s.payments = [p for p in payments if not (p.square == e.square and p.reason == "mortgage_fee")]
+        s.payments = [p for p in payments if not (p.square == e.square and p.reason == PaymentReason.MORTGAGE_FEE)]
         if s.payments and s.payments[0] is not first:
             start_payment_timer(s)
         if first not in s.payments and first.deadline >= 0:
@@ -142,7 +143,7 @@ def _ev_expired(s: TableState, e: MortgageExpired) -> None:
 
 
 def _ev_fee_due(s: TableState, e: MortgageFeeDue) -> None:
-    s.payments.append(Payment(e.seat, BANK, e.amount, "mortgage_fee", square=e.square))
+    s.payments.append(Payment(e.seat, BANK, e.amount, PaymentReason.MORTGAGE_FEE, square=e.square))
     if len(s.payments) == 1:
         start_payment_timer(s)
 

@@ -13,6 +13,7 @@ from .commands import BuyProperty, ClaimRent, DeclineProperty
 from .errors import RuleViolation
 from .events import PropertyBought, PurchaseDeclined, PurchaseOffered, RentClaimable, RentClaimed, RentClaimLapsed
 from .flow import ONLY_BUY, ApplyFn, CheckFn, Ctx, EffectFn, active, actor, charge, start_auction
+from .reasons import AuctionReason, PaymentReason
 from .state import BANK, TableState
 
 
@@ -45,13 +46,13 @@ def do_decline(ctx: Ctx, cmd: DeclineProperty) -> None:
     square = state.offer
     ctx.emit(PurchaseDeclined(cmd.seat, square))
     excluded = cmd.seat if state.config.auction.decliner_excluded else BANK
-    start_auction(ctx, square, "declined", after=cmd.seat, excluded=excluded)
+    start_auction(ctx, square, AuctionReason.DECLINED, after=cmd.seat, excluded=excluded)
 
 
 def _do_claim(ctx: Ctx, cmd: ClaimRent) -> None:
-    payer, owner, _, amount = ctx.state.claim
+    payer, owner, square, amount = ctx.state.claim
     ctx.emit(RentClaimed(cmd.seat))
-    charge(ctx, payer, owner, amount, "rent")
+    charge(ctx, payer, owner, amount, PaymentReason.RENT, square)
 
 
 def _ev_offered(s: TableState, e: PurchaseOffered) -> None:

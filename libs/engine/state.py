@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 
 from .config import TableConfig
+from .reasons import AuctionReason, PaymentReason
 
 BANK = -1  # creditor / owner "the bank"
 
@@ -75,14 +76,15 @@ class Payment:
     debtor: int
     creditor: int  # seat, or BANK
     amount: int
-    reason: str
+    reason: PaymentReason
     #: J4: after this payment the debtor moves by the dice of the roll.
     then_move: bool = False
     #: The part that goes to the bank instead of the creditor (E4, X3).
     bank_share: int = 0
     #: D1, E1: game ms by which a debt must be settled; -1: the payment runs on the turn timer.
     deadline: int = -1
-    #: M4: the mortgaged square a "mortgage_fee" payment is for (lifting it instead cancels the fee).
+    #: The square the payment arose on (PaymentDue.square); M4: lifting the mortgage of a
+    #: "mortgage_fee" payment's square instead cancels the fee.
     square: int = -1
 
 
@@ -92,7 +94,7 @@ class AuctionState:
 
     auction_id: int
     square: int
-    reason: str
+    reason: AuctionReason
     bidders: list[int]  # seats in bidding order
     out: list[bool]  # passed, per bidder index
     turn: int  # index into bidders of who bids now

@@ -45,6 +45,7 @@ from .flow import (
     move_to,
     teammates,
 )
+from .reasons import ChoiceKind, JailReason
 from .state import BANK, TableState
 
 #: X6: the speed die's six faces: three numbers, Mr. Monopoly twice, the bus.
@@ -109,11 +110,11 @@ def do_roll(ctx: Ctx, cmd: Roll) -> None:
         if not jail.roll_in_jail(ctx, seat, d1, d2):
             return
     elif state.doubles >= 3:  # G4: jail at once, the square is not resolved
-        ctx.emit(SentToJail(seat, "third_doubles"))
+        ctx.emit(SentToJail(seat, JailReason.THIRD_DOUBLES))
         end_turn(ctx)
         return
     elif speed == SPEED_BUS or (d1 == d2 == speed):  # X6: bus, or a triple
-        ctx.emit(ChoiceOffered(seat, "bus" if speed == SPEED_BUS else "triple"))
+        ctx.emit(ChoiceOffered(seat, ChoiceKind.BUS if speed == SPEED_BUS else ChoiceKind.TRIPLE))
         return
     move(ctx, seat, d1 + d2 + (speed if speed <= 3 else 0))
     land(ctx, seat)

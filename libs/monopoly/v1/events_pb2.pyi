@@ -1,10 +1,166 @@
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class AuctionReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    AUCTION_REASON_UNSPECIFIED: _ClassVar[AuctionReason]
+    AUCTION_REASON_DECLINED: _ClassVar[AuctionReason]
+    AUCTION_REASON_MORTGAGE_EXPIRED: _ClassVar[AuctionReason]
+    AUCTION_REASON_BANKRUPT: _ClassVar[AuctionReason]
+    AUCTION_REASON_OWNER_SALE: _ClassVar[AuctionReason]
+    AUCTION_REASON_HOUSE: _ClassVar[AuctionReason]
+    AUCTION_REASON_HOTEL: _ClassVar[AuctionReason]
+
+class BankPaidReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BANK_PAID_REASON_UNSPECIFIED: _ClassVar[BankPaidReason]
+    BANK_PAID_REASON_SALARY: _ClassVar[BankPaidReason]
+    BANK_PAID_REASON_START_BONUS: _ClassVar[BankPaidReason]
+    BANK_PAID_REASON_CARD: _ClassVar[BankPaidReason]
+
+class BankruptCause(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BANKRUPT_CAUSE_UNSPECIFIED: _ClassVar[BankruptCause]
+    BANKRUPT_CAUSE_DEBT: _ClassVar[BankruptCause]
+    BANKRUPT_CAUSE_SURRENDER: _ClassVar[BankruptCause]
+    BANKRUPT_CAUSE_TIMEOUT: _ClassVar[BankruptCause]
+
+class ChoiceKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CHOICE_KIND_UNSPECIFIED: _ClassVar[ChoiceKind]
+    CHOICE_KIND_BUS: _ClassVar[ChoiceKind]
+    CHOICE_KIND_TRIPLE: _ClassVar[ChoiceKind]
+    CHOICE_KIND_DEMOLISH: _ClassVar[ChoiceKind]
+
+class EndReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    END_REASON_UNSPECIFIED: _ClassVar[EndReason]
+    END_REASON_LAST_PLAYER: _ClassVar[EndReason]
+    END_REASON_LAST_TEAM: _ClassVar[EndReason]
+    END_REASON_ROUND_CAP: _ClassVar[EndReason]
+    END_REASON_SHORT_GAME: _ClassVar[EndReason]
+    END_REASON_TIME_LIMIT: _ClassVar[EndReason]
+
+class JailExit(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    JAIL_EXIT_UNSPECIFIED: _ClassVar[JailExit]
+    JAIL_EXIT_FINE: _ClassVar[JailExit]
+    JAIL_EXIT_CARD: _ClassVar[JailExit]
+    JAIL_EXIT_DOUBLES: _ClassVar[JailExit]
+    JAIL_EXIT_FORCED_FINE: _ClassVar[JailExit]
+
+class JailReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    JAIL_REASON_UNSPECIFIED: _ClassVar[JailReason]
+    JAIL_REASON_GO_TO_JAIL: _ClassVar[JailReason]
+    JAIL_REASON_CARD: _ClassVar[JailReason]
+    JAIL_REASON_THIRD_DOUBLES: _ClassVar[JailReason]
+
+class PauseRejection(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PAUSE_REJECTION_UNSPECIFIED: _ClassVar[PauseRejection]
+    PAUSE_REJECTION_VOTE: _ClassVar[PauseRejection]
+    PAUSE_REJECTION_TIMEOUT: _ClassVar[PauseRejection]
+
+class PaymentReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PAYMENT_REASON_UNSPECIFIED: _ClassVar[PaymentReason]
+    PAYMENT_REASON_RENT: _ClassVar[PaymentReason]
+    PAYMENT_REASON_TAX: _ClassVar[PaymentReason]
+    PAYMENT_REASON_CARD: _ClassVar[PaymentReason]
+    PAYMENT_REASON_REPAIRS: _ClassVar[PaymentReason]
+    PAYMENT_REASON_JAIL_FINE: _ClassVar[PaymentReason]
+    PAYMENT_REASON_AUCTION: _ClassVar[PaymentReason]
+    PAYMENT_REASON_MORTGAGE_FEE: _ClassVar[PaymentReason]
+
+class SquareKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SQUARE_KIND_UNSPECIFIED: _ClassVar[SquareKind]
+    SQUARE_KIND_START: _ClassVar[SquareKind]
+    SQUARE_KIND_PROPERTY: _ClassVar[SquareKind]
+    SQUARE_KIND_RAILROAD: _ClassVar[SquareKind]
+    SQUARE_KIND_UTILITY: _ClassVar[SquareKind]
+    SQUARE_KIND_CHANCE: _ClassVar[SquareKind]
+    SQUARE_KIND_CHEST: _ClassVar[SquareKind]
+    SQUARE_KIND_TAX: _ClassVar[SquareKind]
+    SQUARE_KIND_JAIL: _ClassVar[SquareKind]
+    SQUARE_KIND_CASINO: _ClassVar[SquareKind]
+    SQUARE_KIND_FREE_PARKING: _ClassVar[SquareKind]
+    SQUARE_KIND_GO_TO_JAIL: _ClassVar[SquareKind]
+
+class TimeoutKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TIMEOUT_KIND_UNSPECIFIED: _ClassVar[TimeoutKind]
+    TIMEOUT_KIND_BID: _ClassVar[TimeoutKind]
+    TIMEOUT_KIND_TRADE: _ClassVar[TimeoutKind]
+    TIMEOUT_KIND_DEBT: _ClassVar[TimeoutKind]
+AUCTION_REASON_UNSPECIFIED: AuctionReason
+AUCTION_REASON_DECLINED: AuctionReason
+AUCTION_REASON_MORTGAGE_EXPIRED: AuctionReason
+AUCTION_REASON_BANKRUPT: AuctionReason
+AUCTION_REASON_OWNER_SALE: AuctionReason
+AUCTION_REASON_HOUSE: AuctionReason
+AUCTION_REASON_HOTEL: AuctionReason
+BANK_PAID_REASON_UNSPECIFIED: BankPaidReason
+BANK_PAID_REASON_SALARY: BankPaidReason
+BANK_PAID_REASON_START_BONUS: BankPaidReason
+BANK_PAID_REASON_CARD: BankPaidReason
+BANKRUPT_CAUSE_UNSPECIFIED: BankruptCause
+BANKRUPT_CAUSE_DEBT: BankruptCause
+BANKRUPT_CAUSE_SURRENDER: BankruptCause
+BANKRUPT_CAUSE_TIMEOUT: BankruptCause
+CHOICE_KIND_UNSPECIFIED: ChoiceKind
+CHOICE_KIND_BUS: ChoiceKind
+CHOICE_KIND_TRIPLE: ChoiceKind
+CHOICE_KIND_DEMOLISH: ChoiceKind
+END_REASON_UNSPECIFIED: EndReason
+END_REASON_LAST_PLAYER: EndReason
+END_REASON_LAST_TEAM: EndReason
+END_REASON_ROUND_CAP: EndReason
+END_REASON_SHORT_GAME: EndReason
+END_REASON_TIME_LIMIT: EndReason
+JAIL_EXIT_UNSPECIFIED: JailExit
+JAIL_EXIT_FINE: JailExit
+JAIL_EXIT_CARD: JailExit
+JAIL_EXIT_DOUBLES: JailExit
+JAIL_EXIT_FORCED_FINE: JailExit
+JAIL_REASON_UNSPECIFIED: JailReason
+JAIL_REASON_GO_TO_JAIL: JailReason
+JAIL_REASON_CARD: JailReason
+JAIL_REASON_THIRD_DOUBLES: JailReason
+PAUSE_REJECTION_UNSPECIFIED: PauseRejection
+PAUSE_REJECTION_VOTE: PauseRejection
+PAUSE_REJECTION_TIMEOUT: PauseRejection
+PAYMENT_REASON_UNSPECIFIED: PaymentReason
+PAYMENT_REASON_RENT: PaymentReason
+PAYMENT_REASON_TAX: PaymentReason
+PAYMENT_REASON_CARD: PaymentReason
+PAYMENT_REASON_REPAIRS: PaymentReason
+PAYMENT_REASON_JAIL_FINE: PaymentReason
+PAYMENT_REASON_AUCTION: PaymentReason
+PAYMENT_REASON_MORTGAGE_FEE: PaymentReason
+SQUARE_KIND_UNSPECIFIED: SquareKind
+SQUARE_KIND_START: SquareKind
+SQUARE_KIND_PROPERTY: SquareKind
+SQUARE_KIND_RAILROAD: SquareKind
+SQUARE_KIND_UTILITY: SquareKind
+SQUARE_KIND_CHANCE: SquareKind
+SQUARE_KIND_CHEST: SquareKind
+SQUARE_KIND_TAX: SquareKind
+SQUARE_KIND_JAIL: SquareKind
+SQUARE_KIND_CASINO: SquareKind
+SQUARE_KIND_FREE_PARKING: SquareKind
+SQUARE_KIND_GO_TO_JAIL: SquareKind
+TIMEOUT_KIND_UNSPECIFIED: TimeoutKind
+TIMEOUT_KIND_BID: TimeoutKind
+TIMEOUT_KIND_TRADE: TimeoutKind
+TIMEOUT_KIND_DEBT: TimeoutKind
 
 class AuctionSettled(_message.Message):
     __slots__ = ("auction_id", "square", "winner", "price")
@@ -19,10 +175,11 @@ class AuctionSettled(_message.Message):
     def __init__(self, auction_id: _Optional[int] = ..., square: _Optional[int] = ..., winner: _Optional[int] = ..., price: _Optional[int] = ...) -> None: ...
 
 class AuctionStarted(_message.Message):
-    __slots__ = ("auction_id", "square", "reason", "bidders", "start_price", "increment", "seller", "limits", "bid_ms", "bid_rule")
+    __slots__ = ("auction_id", "square", "reason", "reason_code", "bidders", "start_price", "increment", "seller", "limits", "bid_ms", "bid_rule")
     AUCTION_ID_FIELD_NUMBER: _ClassVar[int]
     SQUARE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    REASON_CODE_FIELD_NUMBER: _ClassVar[int]
     BIDDERS_FIELD_NUMBER: _ClassVar[int]
     START_PRICE_FIELD_NUMBER: _ClassVar[int]
     INCREMENT_FIELD_NUMBER: _ClassVar[int]
@@ -33,6 +190,7 @@ class AuctionStarted(_message.Message):
     auction_id: int
     square: int
     reason: str
+    reason_code: AuctionReason
     bidders: _containers.RepeatedScalarFieldContainer[int]
     start_price: int
     increment: int
@@ -40,7 +198,7 @@ class AuctionStarted(_message.Message):
     limits: _containers.RepeatedScalarFieldContainer[int]
     bid_ms: int
     bid_rule: str
-    def __init__(self, auction_id: _Optional[int] = ..., square: _Optional[int] = ..., reason: _Optional[str] = ..., bidders: _Optional[_Iterable[int]] = ..., start_price: _Optional[int] = ..., increment: _Optional[int] = ..., seller: _Optional[int] = ..., limits: _Optional[_Iterable[int]] = ..., bid_ms: _Optional[int] = ..., bid_rule: _Optional[str] = ...) -> None: ...
+    def __init__(self, auction_id: _Optional[int] = ..., square: _Optional[int] = ..., reason: _Optional[str] = ..., reason_code: _Optional[_Union[AuctionReason, str]] = ..., bidders: _Optional[_Iterable[int]] = ..., start_price: _Optional[int] = ..., increment: _Optional[int] = ..., seller: _Optional[int] = ..., limits: _Optional[_Iterable[int]] = ..., bid_ms: _Optional[int] = ..., bid_rule: _Optional[str] = ...) -> None: ...
 
 class BackConfirmed(_message.Message):
     __slots__ = ("seat",)
@@ -49,14 +207,16 @@ class BackConfirmed(_message.Message):
     def __init__(self, seat: _Optional[int] = ...) -> None: ...
 
 class BankPaid(_message.Message):
-    __slots__ = ("seat", "amount", "reason")
+    __slots__ = ("seat", "amount", "reason", "reason_code")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    REASON_CODE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     amount: int
     reason: str
-    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+    reason_code: BankPaidReason
+    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ..., reason: _Optional[str] = ..., reason_code: _Optional[_Union[BankPaidReason, str]] = ...) -> None: ...
 
 class BetDeclined(_message.Message):
     __slots__ = ("seat",)
@@ -119,6 +279,28 @@ class BoardDealt(_message.Message):
     squares: _containers.RepeatedScalarFieldContainer[int]
     owners: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, squares: _Optional[_Iterable[int]] = ..., owners: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class BoardSquare(_message.Message):
+    __slots__ = ("index", "kind", "kind_code", "name", "price", "rents", "house_cost", "group", "tax")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    KIND_CODE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PRICE_FIELD_NUMBER: _ClassVar[int]
+    RENTS_FIELD_NUMBER: _ClassVar[int]
+    HOUSE_COST_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    TAX_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    kind: str
+    kind_code: SquareKind
+    name: str
+    price: int
+    rents: _containers.RepeatedScalarFieldContainer[int]
+    house_cost: int
+    group: int
+    tax: int
+    def __init__(self, index: _Optional[int] = ..., kind: _Optional[str] = ..., kind_code: _Optional[_Union[SquareKind, str]] = ..., name: _Optional[str] = ..., price: _Optional[int] = ..., rents: _Optional[_Iterable[int]] = ..., house_cost: _Optional[int] = ..., group: _Optional[int] = ..., tax: _Optional[int] = ...) -> None: ...
 
 class BuildingBuilt(_message.Message):
     __slots__ = ("seat", "square", "level", "cost")
@@ -205,12 +387,14 @@ class CasinoOpened(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., cash: _Optional[int] = ..., deadline: _Optional[int] = ...) -> None: ...
 
 class ChoiceOffered(_message.Message):
-    __slots__ = ("seat", "kind")
+    __slots__ = ("seat", "kind", "kind_code")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
+    KIND_CODE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: str
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[str] = ...) -> None: ...
+    kind_code: ChoiceKind
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[str] = ..., kind_code: _Optional[_Union[ChoiceKind, str]] = ...) -> None: ...
 
 class ClockAdvanced(_message.Message):
     __slots__ = ("now",)
@@ -259,18 +443,20 @@ class DiceThrown(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., d1: _Optional[int] = ..., d2: _Optional[int] = ...) -> None: ...
 
 class GameEnded(_message.Message):
-    __slots__ = ("winner", "places", "reason", "game_ms", "scale")
+    __slots__ = ("winner", "places", "reason", "reason_code", "game_ms", "scale")
     WINNER_FIELD_NUMBER: _ClassVar[int]
     PLACES_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    REASON_CODE_FIELD_NUMBER: _ClassVar[int]
     GAME_MS_FIELD_NUMBER: _ClassVar[int]
     SCALE_FIELD_NUMBER: _ClassVar[int]
     winner: int
     places: _containers.RepeatedScalarFieldContainer[int]
     reason: str
+    reason_code: EndReason
     game_ms: int
     scale: int
-    def __init__(self, winner: _Optional[int] = ..., places: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., game_ms: _Optional[int] = ..., scale: _Optional[int] = ...) -> None: ...
+    def __init__(self, winner: _Optional[int] = ..., places: _Optional[_Iterable[int]] = ..., reason: _Optional[str] = ..., reason_code: _Optional[_Union[EndReason, str]] = ..., game_ms: _Optional[int] = ..., scale: _Optional[int] = ...) -> None: ...
 
 class GamePaused(_message.Message):
     __slots__ = ()
@@ -297,14 +483,16 @@ class JailCardsTraded(_message.Message):
     def __init__(self, trade_id: _Optional[int] = ..., proposer: _Optional[int] = ..., counterparty: _Optional[int] = ..., give_cards: _Optional[_Iterable[int]] = ..., take_cards: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class LeftJail(_message.Message):
-    __slots__ = ("seat", "how", "fine")
+    __slots__ = ("seat", "how", "how_code", "fine")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     HOW_FIELD_NUMBER: _ClassVar[int]
+    HOW_CODE_FIELD_NUMBER: _ClassVar[int]
     FINE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     how: str
+    how_code: JailExit
     fine: int
-    def __init__(self, seat: _Optional[int] = ..., how: _Optional[str] = ..., fine: _Optional[int] = ...) -> None: ...
+    def __init__(self, seat: _Optional[int] = ..., how: _Optional[str] = ..., how_code: _Optional[_Union[JailExit, str]] = ..., fine: _Optional[int] = ...) -> None: ...
 
 class MortgageExpired(_message.Message):
     __slots__ = ("seat", "square")
@@ -353,10 +541,12 @@ class MrMonopolyMoved(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., square: _Optional[int] = ...) -> None: ...
 
 class PauseRejected(_message.Message):
-    __slots__ = ("reason",)
+    __slots__ = ("reason", "reason_code")
     REASON_FIELD_NUMBER: _ClassVar[int]
+    REASON_CODE_FIELD_NUMBER: _ClassVar[int]
     reason: str
-    def __init__(self, reason: _Optional[str] = ...) -> None: ...
+    reason_code: PauseRejection
+    def __init__(self, reason: _Optional[str] = ..., reason_code: _Optional[_Union[PauseRejection, str]] = ...) -> None: ...
 
 class PauseRequested(_message.Message):
     __slots__ = ("seat",)
@@ -373,46 +563,56 @@ class PauseVoted(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., yes: _Optional[bool] = ...) -> None: ...
 
 class PaymentDue(_message.Message):
-    __slots__ = ("debtor", "creditor", "amount", "reason", "then_move", "bank_share")
+    __slots__ = ("debtor", "creditor", "amount", "reason", "reason_code", "then_move", "bank_share", "square")
     DEBTOR_FIELD_NUMBER: _ClassVar[int]
     CREDITOR_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    REASON_CODE_FIELD_NUMBER: _ClassVar[int]
     THEN_MOVE_FIELD_NUMBER: _ClassVar[int]
     BANK_SHARE_FIELD_NUMBER: _ClassVar[int]
+    SQUARE_FIELD_NUMBER: _ClassVar[int]
     debtor: int
     creditor: int
     amount: int
     reason: str
+    reason_code: PaymentReason
     then_move: bool
     bank_share: int
-    def __init__(self, debtor: _Optional[int] = ..., creditor: _Optional[int] = ..., amount: _Optional[int] = ..., reason: _Optional[str] = ..., then_move: _Optional[bool] = ..., bank_share: _Optional[int] = ...) -> None: ...
+    square: int
+    def __init__(self, debtor: _Optional[int] = ..., creditor: _Optional[int] = ..., amount: _Optional[int] = ..., reason: _Optional[str] = ..., reason_code: _Optional[_Union[PaymentReason, str]] = ..., then_move: _Optional[bool] = ..., bank_share: _Optional[int] = ..., square: _Optional[int] = ...) -> None: ...
 
 class PaymentMade(_message.Message):
-    __slots__ = ("debtor", "creditor", "amount", "reason", "bank_share")
+    __slots__ = ("debtor", "creditor", "amount", "reason", "reason_code", "bank_share", "square")
     DEBTOR_FIELD_NUMBER: _ClassVar[int]
     CREDITOR_FIELD_NUMBER: _ClassVar[int]
     AMOUNT_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    REASON_CODE_FIELD_NUMBER: _ClassVar[int]
     BANK_SHARE_FIELD_NUMBER: _ClassVar[int]
+    SQUARE_FIELD_NUMBER: _ClassVar[int]
     debtor: int
     creditor: int
     amount: int
     reason: str
+    reason_code: PaymentReason
     bank_share: int
-    def __init__(self, debtor: _Optional[int] = ..., creditor: _Optional[int] = ..., amount: _Optional[int] = ..., reason: _Optional[str] = ..., bank_share: _Optional[int] = ...) -> None: ...
+    square: int
+    def __init__(self, debtor: _Optional[int] = ..., creditor: _Optional[int] = ..., amount: _Optional[int] = ..., reason: _Optional[str] = ..., reason_code: _Optional[_Union[PaymentReason, str]] = ..., bank_share: _Optional[int] = ..., square: _Optional[int] = ...) -> None: ...
 
 class PlayerBankrupt(_message.Message):
-    __slots__ = ("seat", "creditor", "place", "cause")
+    __slots__ = ("seat", "creditor", "place", "cause", "cause_code")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     CREDITOR_FIELD_NUMBER: _ClassVar[int]
     PLACE_FIELD_NUMBER: _ClassVar[int]
     CAUSE_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_CODE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     creditor: int
     place: int
     cause: str
-    def __init__(self, seat: _Optional[int] = ..., creditor: _Optional[int] = ..., place: _Optional[int] = ..., cause: _Optional[str] = ...) -> None: ...
+    cause_code: BankruptCause
+    def __init__(self, seat: _Optional[int] = ..., creditor: _Optional[int] = ..., place: _Optional[int] = ..., cause: _Optional[str] = ..., cause_code: _Optional[_Union[BankruptCause, str]] = ...) -> None: ...
 
 class PropertyBought(_message.Message):
     __slots__ = ("seat", "square", "price")
@@ -483,12 +683,14 @@ class ResumeScheduled(_message.Message):
     def __init__(self, at: _Optional[int] = ...) -> None: ...
 
 class SentToJail(_message.Message):
-    __slots__ = ("seat", "reason")
+    __slots__ = ("seat", "reason", "reason_code")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    REASON_CODE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     reason: str
-    def __init__(self, seat: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+    reason_code: JailReason
+    def __init__(self, seat: _Optional[int] = ..., reason: _Optional[str] = ..., reason_code: _Optional[_Union[JailReason, str]] = ...) -> None: ...
 
 class SquareChosen(_message.Message):
     __slots__ = ("seat", "square")
@@ -499,22 +701,34 @@ class SquareChosen(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., square: _Optional[int] = ...) -> None: ...
 
 class TableCreated(_message.Message):
-    __slots__ = ("config_json", "seed", "players")
+    __slots__ = ("config_json", "seed", "players", "ruleset", "mode", "board", "group_names", "squares")
     CONFIG_JSON_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    RULESET_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    GROUP_NAMES_FIELD_NUMBER: _ClassVar[int]
+    SQUARES_FIELD_NUMBER: _ClassVar[int]
     config_json: str
     seed: int
     players: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, config_json: _Optional[str] = ..., seed: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ...) -> None: ...
+    ruleset: str
+    mode: str
+    board: str
+    group_names: _containers.RepeatedScalarFieldContainer[str]
+    squares: _containers.RepeatedCompositeFieldContainer[BoardSquare]
+    def __init__(self, config_json: _Optional[str] = ..., seed: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ..., ruleset: _Optional[str] = ..., mode: _Optional[str] = ..., board: _Optional[str] = ..., group_names: _Optional[_Iterable[str]] = ..., squares: _Optional[_Iterable[_Union[BoardSquare, _Mapping]]] = ...) -> None: ...
 
 class TimedOut(_message.Message):
-    __slots__ = ("seat", "what")
+    __slots__ = ("seat", "what", "what_code")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     WHAT_FIELD_NUMBER: _ClassVar[int]
+    WHAT_CODE_FIELD_NUMBER: _ClassVar[int]
     seat: int
     what: str
-    def __init__(self, seat: _Optional[int] = ..., what: _Optional[str] = ...) -> None: ...
+    what_code: TimeoutKind
+    def __init__(self, seat: _Optional[int] = ..., what: _Optional[str] = ..., what_code: _Optional[_Union[TimeoutKind, str]] = ...) -> None: ...
 
 class TradeCardsOffered(_message.Message):
     __slots__ = ("trade_id", "give_cards", "take_cards")

@@ -140,14 +140,14 @@ def test_A1_highest_bidder_wins_and_pays_the_bank() -> None:
     assert events == [
         BidPassed(auction_id, b),
         AuctionSettled(auction_id, SQUARE, a, 1500),
-        PaymentDue(a, BANK, 1500, "auction"),
+        PaymentDue(a, BANK, 1500, "auction", square=SQUARE),
     ]
     assert t.state.auction is None
     assert t.state.owner[SQUARE] == a
     assert t.state.phase is Phase.PAYMENT and t.state.actor == a
     bank_in = t.state.bank_in
     events = t.do(Pay(a))
-    assert events == [PaymentMade(a, BANK, 1500, "auction")]
+    assert events == [PaymentMade(a, BANK, 1500, "auction", square=SQUARE)]
     assert t.state.bank_in == bank_in + 1500
     assert t.state.players[a].cash == START_CASH - 1500
     for seat in (me, b, c):
@@ -202,7 +202,7 @@ def test_A3_winning_bid_above_cash_opens_debt_resolution() -> None:
     t.do(Bid(a, 1000))
     t.do(PassBid(b))
     events = t.do(PassBid(c))
-    assert of(events, PaymentDue) == [PaymentDue(a, BANK, 1000, "auction")]
+    assert of(events, PaymentDue) == [PaymentDue(a, BANK, 1000, "auction", square=SQUARE)]
     assert t.state.owner[SQUARE] == a
     assert t.state.phase is Phase.PAYMENT
     assert t.state.actor == a

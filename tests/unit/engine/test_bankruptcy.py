@@ -67,7 +67,7 @@ def test_D1_rent_beyond_cash_opens_debt_resolution_and_pay_is_refused_until_rais
     set_cash(t.state, debtor, 100)
     events = land_on_39(t, debtor)
     rent = 2 * 500  # P3: the whole group doubles the unbuilt rent of $500
-    assert events[-1] == PaymentDue(debtor, creditor, rent, "rent")
+    assert events[-1] == PaymentDue(debtor, creditor, rent, "rent", square=39)
     assert t.state.phase is Phase.PAYMENT
     assert t.state.actor == debtor
     legal = engine.legal_commands(t.state, debtor)
@@ -82,7 +82,7 @@ def test_D1_rent_beyond_cash_opens_debt_resolution_and_pay_is_refused_until_rais
     assert t.state.phase is Phase.PAYMENT  # still owed: the mortgage only raised the cash
     assert Pay(debtor) in engine.legal_commands(t.state, debtor)
     creditor_cash = t.state.players[creditor].cash
-    assert t.do(Pay(debtor)) == [PaymentMade(debtor, creditor, rent, "rent")]
+    assert t.do(Pay(debtor)) == [PaymentMade(debtor, creditor, rent, "rent", square=39)]
     assert t.state.players[debtor].cash == 100
     assert t.state.players[creditor].cash == creditor_cash + rent
     assert t.state.phase is Phase.POST_ROLL
@@ -129,7 +129,7 @@ def test_D1_tax_beyond_cash_is_owed_to_the_bank() -> None:
     set_cash(t.state, seat, 500)
     force_dice(t.state, 1, 3)  # 0 -> 4, income tax $2,000
     events = t.do(Roll(seat))
-    assert events[-1] == PaymentDue(seat, BANK, 2000, "tax")
+    assert events[-1] == PaymentDue(seat, BANK, 2000, "tax", square=4)
     refused(t, Pay(seat), "D1")
     t.do(Mortgage(seat, 5))
     refused(t, Pay(seat), "D1")
@@ -153,7 +153,7 @@ def test_D1_a_won_auction_beyond_cash_is_a_mandatory_payment() -> None:
     for seat in t.state.order[2:]:
         t.do(PassBid(seat))
     assert AuctionSettled in [type(e) for e in t.events[-3:]]
-    assert t.events[-1] == PaymentDue(winner, BANK, 4000, "auction")
+    assert t.events[-1] == PaymentDue(winner, BANK, 4000, "auction", square=39)
     assert t.state.owner[39] == winner
     assert t.state.actor == winner
     refused(t, Pay(winner), "D1")
@@ -260,8 +260,8 @@ def test_D2_a_poor_player_charged_by_a_birthday_card_goes_bankrupt_to_the_drawer
     assert CardDrawn(drawer, "chance", BIRTHDAY) in events
     assert PlayerBankrupt(poor, drawer, 4) in events
     assert [e for e in events if isinstance(e, PaymentDue)] == [
-        PaymentDue(2, drawer, 100, "card"),
-        PaymentDue(0, drawer, 100, "card"),
+        PaymentDue(2, drawer, 100, "card", square=17),
+        PaymentDue(0, drawer, 100, "card", square=17),
     ]
     drawer_cash = t.state.players[drawer].cash
     assert drawer_cash == 15000 + 50

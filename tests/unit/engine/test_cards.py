@@ -234,10 +234,10 @@ def test_C4_pay_the_bank(card_id: int, amount: int) -> None:
     before = cash(t)
     bank_in = t.state.bank_in
     events = draw(t, card_id)
-    assert events[-1] == PaymentDue(me, BANK, amount, "card")
+    assert events[-1] == PaymentDue(me, BANK, amount, "card", square=7)
     assert t.state.phase is Phase.PAYMENT and t.state.actor == me
     refused(t, EndTurn(me), "G2")
-    assert t.do(Pay(me)) == [PaymentMade(me, BANK, amount, "card")]
+    assert t.do(Pay(me)) == [PaymentMade(me, BANK, amount, "card", square=7)]
     after = cash(t)
     assert after[me] == before[me] - amount
     assert t.state.bank_in == bank_in + amount
@@ -250,7 +250,7 @@ def test_C4_collect_from_every_player() -> None:
     others = [s for s in t.state.order if s != me]
     before = cash(t)
     events = draw(t, 15)
-    assert of(events, PaymentDue) == [PaymentDue(s, me, 100, "card") for s in others]
+    assert of(events, PaymentDue) == [PaymentDue(s, me, 100, "card", square=7) for s in others]
     for s in others:
         assert t.state.phase is Phase.PAYMENT and t.state.actor == s
         t.do(Pay(s))
@@ -272,7 +272,7 @@ def test_C4_collect_skips_bankrupt_players() -> None:
     before = cash(t)
     events = draw(t, 15)
     (only,) = [s for s in t.state.order if s not in (me, first)]
-    assert of(events, PaymentDue) == [PaymentDue(only, me, 100, "card")]
+    assert of(events, PaymentDue) == [PaymentDue(only, me, 100, "card", square=7)]
     t.do(Pay(only))
     assert t.state.players[me].cash == before[me] + 100
 
@@ -283,7 +283,7 @@ def test_C4_pay_every_player() -> None:
     others = [s for s in t.state.order if s != me]
     before = cash(t)
     events = draw(t, 16)
-    assert of(events, PaymentDue) == [PaymentDue(me, s, 500, "card") for s in others]
+    assert of(events, PaymentDue) == [PaymentDue(me, s, 500, "card", square=7) for s in others]
     for _ in others:
         assert t.state.actor == me
         t.do(Pay(me))
@@ -323,7 +323,7 @@ def test_C4_advance_to_owned_property_pays_normal_rent() -> None:
     owner = t.state.order[1]
     give(t.state, owner, 24)
     events = draw(t, 4)  # Cloudhop (24) from 7
-    assert events[-1] == PaymentDue(me, owner, 200, "rent")
+    assert events[-1] == PaymentDue(me, owner, 200, "rent", square=24)
 
 
 def test_C4_advance_to_finance_company_by_name() -> None:
@@ -373,7 +373,7 @@ def test_C4_nearest_finance_company_pays_twice_the_rent(chance: int, railroad: i
     events = draw(t, 7, chance=chance)
     assert Moved(me, chance, railroad) in events
     assert (BankPaid(me, SALARY, "salary") in events) is passes_start
-    assert events[-1] == PaymentDue(me, owner, 2 * 250, "rent")
+    assert events[-1] == PaymentDue(me, owner, 2 * 250, "rent", square=railroad)
     before = cash(t)
     t.do(Pay(me))
     assert t.state.players[owner].cash == before[owner] + 500
@@ -385,7 +385,7 @@ def test_C4_nearest_finance_company_twice_rent_with_two_owned() -> None:
     owner = t.state.order[2]
     give(t.state, owner, 15, 35)
     events = draw(t, 7)
-    assert events[-1] == PaymentDue(me, owner, 2 * 500, "rent")
+    assert events[-1] == PaymentDue(me, owner, 2 * 500, "rent", square=15)
 
 
 def test_C4_nearest_finance_company_unowned_is_offered() -> None:
@@ -416,7 +416,7 @@ def test_C4_nearest_industry(chance: int, utility: int) -> None:
     assert (BankPaid(me, SALARY, "salary") in events) is (chance == 36)
     # the card's rent: the dice x the higher multiplier (x100 online), even with one industry owned
     d1, d2 = t.state.dice
-    assert events[-1] == PaymentDue(me, owner, (d1 + d2) * 100, "rent")
+    assert events[-1] == PaymentDue(me, owner, (d1 + d2) * 100, "rent", square=utility)
 
 
 def test_C4_nearest_industry_unowned_is_offered() -> None:
@@ -431,7 +431,7 @@ def test_C4_back_three_squares_resolves_the_new_square() -> None:
     me = t.state.current
     events = draw(t, 9)  # 7 -> 4, income tax
     assert of(events, Moved)[-1] == Moved(me, 7, 4)
-    assert events[-1] == PaymentDue(me, BANK, 2000, "tax")
+    assert events[-1] == PaymentDue(me, BANK, 2000, "tax", square=4)
 
 
 def test_C4_back_three_squares_behind_start_pays_no_salary() -> None:
@@ -470,7 +470,7 @@ def test_C4_repairs_by_branches_and_corporations(card_id: int, due: int) -> None
     _build_estate(t, me)
     before = t.state.players[me].cash
     events = draw(t, card_id)
-    assert events[-1] == PaymentDue(me, BANK, due, "repairs")
+    assert events[-1] == PaymentDue(me, BANK, due, "repairs", square=7)
     t.do(Pay(me))
     assert t.state.players[me].cash == before - due
 
@@ -546,7 +546,7 @@ def test_C5_card_payment_beyond_cash_opens_debt_resolution() -> None:
     give(t.state, me, 39)
     set_cash(t, me, 100)
     events = draw(t, 14)  # hospital fees $1,000
-    assert events[-1] == PaymentDue(me, BANK, 1000, "card")
+    assert events[-1] == PaymentDue(me, BANK, 1000, "card", square=7)
     assert t.state.phase is Phase.PAYMENT and t.state.actor == me
     assert not t.state.players[me].bankrupt
     err = refused(t, Pay(me), "D1")
@@ -557,7 +557,7 @@ def test_C5_card_payment_beyond_cash_opens_debt_resolution() -> None:
     assert Pay(me) not in legal and Mortgage(me, 39) in legal
     t.do(Mortgage(me, 39))
     assert t.state.players[me].cash == 2100
-    assert t.do(Pay(me)) == [PaymentMade(me, BANK, 1000, "card")]
+    assert t.do(Pay(me)) == [PaymentMade(me, BANK, 1000, "card", square=7)]
     assert t.state.players[me].cash == 1100
     assert t.state.phase is Phase.POST_ROLL
 
@@ -638,7 +638,7 @@ def test_C5_collect_each_from_a_player_who_cannot_raise_it_bankrupts_them_to_the
     assert PlayerBankrupt(broke, me, 3) in events
     assert t.state.players[broke].bankrupt and t.state.players[broke].cash == 0
     assert t.state.players[me].cash == before + 40  # D3: the creditor gets the cash
-    assert of(events, PaymentDue) == [PaymentDue(payer, me, 100, "card")]
+    assert of(events, PaymentDue) == [PaymentDue(payer, me, 100, "card", square=7)]
     assert t.state.actor == payer
     t.do(Pay(payer))
     assert t.state.players[me].cash == before + 140

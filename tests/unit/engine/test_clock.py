@@ -279,7 +279,7 @@ def debtor_on_income_tax(t: Table, cash: int) -> int:
     seat = t.state.current
     set_cash(t, seat, cash)
     events = roll_to(t, 4)
-    assert PaymentDue(seat, BANK, 2000, "tax") in events
+    assert PaymentDue(seat, BANK, 2000, "tax", square=4) in events
     return seat
 
 
@@ -298,7 +298,7 @@ def test_E1_D1_debt_resolution_gets_60_s() -> None:
     events = t.do(Tick(70_000))
     assert events[1] == TimedOut(seat, "debt")
     assert PropertyMortgaged(seat, 5, 1000) in events
-    assert PaymentMade(seat, BANK, 2000, "tax") in events
+    assert PaymentMade(seat, BANK, 2000, "tax", square=4) in events
     assert t.state.players[seat].cash == 500
     assert not t.state.players[seat].bankrupt
 
@@ -368,7 +368,7 @@ def test_E2_timeout_pays_what_is_due_and_ends_the_turn() -> None:
     assert cash >= due.amount
     events = t.do(Tick(75_000))
     assert events[1] == TurnTimedOut(seat, 1)
-    assert PaymentMade(due.debtor, due.creditor, due.amount, due.reason) in events
+    assert PaymentMade(due.debtor, due.creditor, due.amount, due.reason, square=due.square) in events
     assert events[-2:] == [TurnEnded(seat), TurnStarted(t.state.current, t.state.round)]
     assert t.state.players[seat].cash == cash - due.amount
     assert t.state.missed[seat] == 1
@@ -444,7 +444,7 @@ def test_E2_debt_timeout_sells_the_cheapest_buildings_first_and_stops_when_cover
     # four $500 buildings of group 1 raise $2,000; group 8 and mortgages are untouched
     assert [(e.square, e.level, e.refund) for e in sold] == [(1, 1, 500), (3, 1, 500), (1, 0, 500), (3, 0, 500)]
     assert not of(events, PropertyMortgaged)
-    assert PaymentMade(seat, BANK, 2000, "tax") in events
+    assert PaymentMade(seat, BANK, 2000, "tax", square=4) in events
     assert t.state.buildings[37] == t.state.buildings[39] == 1
     assert t.state.players[seat].cash == 100
     assert not t.state.players[seat].bankrupt
@@ -458,7 +458,7 @@ def test_E2_debt_timeout_mortgages_the_cheapest_properties_first() -> None:
     events = t.do(Tick(t.state.payments[0].deadline))
     mortgaged = [(e.square, e.amount) for e in of(events, PropertyMortgaged)]
     assert mortgaged == [(1, 300), (3, 300), (12, 750), (5, 1000)]
-    assert PaymentMade(seat, BANK, 2000, "tax") in events
+    assert PaymentMade(seat, BANK, 2000, "tax", square=4) in events
     assert t.state.mortgaged_round[39] == -1
     assert t.state.players[seat].cash == 350
     assert not t.state.players[seat].bankrupt
@@ -596,7 +596,7 @@ def test_E4_rent_tax_share_goes_to_the_bank(mode: str, minute: int, percent: int
     due = rent(s, 39)
     share = due * percent // 100
     events = roll_to(t, 39)
-    assert PaymentDue(payer, owner, due, "rent", bank_share=share) in events
+    assert PaymentDue(payer, owner, due, "rent", bank_share=share, square=39) in events
     payer_cash, owner_cash, bank_in = s.players[payer].cash, s.players[owner].cash, s.bank_in
     t.do(Pay(payer))
     assert s.players[payer].cash == payer_cash - due

@@ -241,7 +241,7 @@ def test_C1_nearest_railroad_pays_twice_the_rent() -> None:
     on_top(t.state, 4)
     events = roll_onto(t, 7)
     assert t.state.players[c].position == 15
-    assert PaymentDue(c, o, 100, "rent") in events  # two railroads: $50, twice
+    assert PaymentDue(c, o, 100, "rent", square=15) in events  # two railroads: $50, twice
 
 
 def test_C1_go_back_three_spaces_from_36_draws_community_chest() -> None:
@@ -283,7 +283,7 @@ def test_H1_1500_each_2_to_6_players_200_salary_free_parking_does_nothing() -> N
     t.do(EndTurn(c))
     c = t.state.current
     events = roll_onto(t, 4)
-    assert PaymentDue(c, BANK, 200, "tax") in events
+    assert PaymentDue(c, BANK, 200, "tax", square=4) in events
 
 
 def test_J2_the_fine_is_50() -> None:
@@ -300,7 +300,7 @@ def test_J4_third_failed_roll_pays_50_and_moves() -> None:
     jail(t, c, turns=2)
     force_dice(t.state, 1, 2)
     events = t.do(Roll(c))
-    assert PaymentDue(c, BANK, 50, "jail_fine", then_move=True) in events
+    assert PaymentDue(c, BANK, 50, "jail_fine", then_move=True, square=10) in events
     t.do(Pay(c))
     assert t.state.players[c].position == 13 and not t.state.players[c].in_jail
 
@@ -623,7 +623,7 @@ def test_H2_rent_is_due_only_when_the_owner_claims_it() -> None:
     assert RentClaimable(c, o, 1, 2) in events and not t.state.payments
     assert ClaimRent(o) in legal_commands(t.state, o)
     events = t.do(ClaimRent(o))
-    assert events[0] == RentClaimed(o) and PaymentDue(c, o, 2, "rent") in events
+    assert events[0] == RentClaimed(o) and PaymentDue(c, o, 2, "rent", square=1) in events
 
 
 def test_H2_an_unclaimed_rent_lapses_when_the_next_player_rolls() -> None:

@@ -253,7 +253,7 @@ def test_J3_doubles_in_jail_resolve_the_square() -> None:
     jail(t, me, turns=2)
     give(t.state, owner, 16)
     events = roll(t, 3, 3)  # 10 -> 16, owner's property
-    assert of(events, PaymentDue) == [PaymentDue(me, owner, 140, "rent")]
+    assert of(events, PaymentDue) == [PaymentDue(me, owner, 140, "rent", square=16)]
     t.do(Pay(me))
     assert t.state.phase is Phase.POST_ROLL
 
@@ -275,11 +275,15 @@ def test_J4_three_failed_rolls_force_fine_and_move() -> None:
         assert t.state.current == me and t.state.players[me].in_jail
     cash = t.state.players[me].cash
     events = roll(t, 2, 3)  # third failure
-    assert events == [DiceRolled(me, 2, 3), PaymentDue(me, BANK, FINE, "jail_fine", True)]
+    assert events == [DiceRolled(me, 2, 3), PaymentDue(me, BANK, FINE, "jail_fine", True, square=10)]
     assert t.state.phase is Phase.PAYMENT and t.state.actor == me
     refused(t, EndTurn(me), "G2")
     events = t.do(Pay(me))
-    assert events == [PaymentMade(me, BANK, FINE, "jail_fine"), LeftJail(me, "forced_fine", 0), Moved(me, 10, 15)]
+    assert events == [
+        PaymentMade(me, BANK, FINE, "jail_fine", square=10),
+        LeftJail(me, "forced_fine", 0),
+        Moved(me, 10, 15),
+    ]
     p = t.state.players[me]
     assert not p.in_jail and p.jail_turns == 0 and p.position == 15
     assert p.cash == cash - FINE
@@ -291,7 +295,7 @@ def test_J4_forced_fine_then_resolves_the_square_reached() -> None:
     me = t.state.current
     jail(t, me, turns=2)
     events = roll(t, 1, 3)  # third failure -> 14, unowned
-    assert of(events, PaymentDue) == [PaymentDue(me, BANK, FINE, "jail_fine", True)]
+    assert of(events, PaymentDue) == [PaymentDue(me, BANK, FINE, "jail_fine", True, square=10)]
     events = t.do(Pay(me))
     assert t.types(events) == ["PaymentMade", "LeftJail", "Moved", "PurchaseOffered"]
     assert t.state.phase is Phase.BUY
@@ -304,7 +308,7 @@ def test_J4_forced_fine_after_mortgaging_when_cash_is_short() -> None:
     give(t.state, me, 15)
     set_cash(t, me, 300)
     events = roll(t, 2, 3)
-    assert events[-1] == PaymentDue(me, BANK, FINE, "jail_fine", True)
+    assert events[-1] == PaymentDue(me, BANK, FINE, "jail_fine", True, square=10)
     assert t.state.phase is Phase.PAYMENT and t.state.actor == me
     refused(t, Pay(me), "D1")
     assert t.state.players[me].in_jail and t.state.players[me].position == 10

@@ -520,7 +520,7 @@ def test_X4_teammates_pay_each_other_no_rent(partner: bool) -> None:
         assert not of(events, PaymentDue)
         assert t.state.phase is Phase.POST_ROLL
     else:
-        assert of(events, PaymentDue) == [PaymentDue(seat, owner, 500, "rent")]
+        assert of(events, PaymentDue) == [PaymentDue(seat, owner, 500, "rent", square=39)]
 
 
 def test_X4_teammates_trade_mortgaged_and_unbalanced() -> None:
@@ -880,7 +880,7 @@ def test_X6_mr_monopoly_after_the_square_moves_to_the_nearest_unowned_property()
     events = t.do(Roll(seat))
     assert events[0] == DiceRolled(seat, 1, 2, MR)
     assert of(events, Moved) == [Moved(seat, 0, 3)]
-    assert of(events, PaymentDue) == [PaymentDue(seat, other, 40, "rent")]
+    assert of(events, PaymentDue) == [PaymentDue(seat, other, 40, "rent", square=3)]
     assert not of(events, MrMonopolyMoved)  # the square of the roll is resolved first
     events = t.do(Pay(seat))
     assert of(events, PaymentMade)

@@ -241,10 +241,10 @@ def test_M3_former_owner_may_win_the_auction_and_pays_the_bank() -> None:
     t.do(Bid(me, 1100))
     events = t.do(PassBid(a))
     assert of(events, AuctionSettled)[0] == AuctionSettled(started_id(t), 6, me, 1100)
-    assert of(events, PaymentDue) == [PaymentDue(me, BANK, 1100, "auction")]
+    assert of(events, PaymentDue) == [PaymentDue(me, BANK, 1100, "auction", square=6)]
     bank_in = t.state.bank_in
     events = t.do(Pay(me))
-    assert events == [PaymentMade(me, BANK, 1100, "auction")]
+    assert events == [PaymentMade(me, BANK, 1100, "auction", square=6)]
     assert t.state.bank_in == bank_in + 1100
     assert t.state.owner[6] == me
     assert t.state.mortgaged_round[6] == -1  # bought back unmortgaged
@@ -260,7 +260,7 @@ def test_M3_proceeds_go_to_the_bank_not_the_former_owner() -> None:
     t.do(PassBid(a))
     t.do(Bid(b, 1500))
     events = t.do(PassBid(me))
-    assert of(events, PaymentDue) == [PaymentDue(b, BANK, 1500, "auction")]
+    assert of(events, PaymentDue) == [PaymentDue(b, BANK, 1500, "auction", square=6)]
     assert t.state.actor == b
     t.do(Pay(b))
     assert t.state.owner[6] == b

@@ -135,12 +135,12 @@ def test_P2_rent_paid_to_the_owner() -> None:
     owner = next_seat(t)
     give(t.state, owner, 6)
     events = roll_onto(t, 6)
-    assert of(events, PaymentDue) == [PaymentDue(me, owner, 60, "rent")]
+    assert of(events, PaymentDue) == [PaymentDue(me, owner, 60, "rent", square=6)]
     assert t.state.phase is Phase.PAYMENT
     assert t.state.actor == me
     refused(t, EndTurn(me), "G2")  # the rent must be paid first
     events = t.do(Pay(me))
-    assert events == [PaymentMade(me, owner, 60, "rent")]
+    assert events == [PaymentMade(me, owner, 60, "rent", square=6)]
     assert t.state.players[me].cash == START_CASH - 60
     assert t.state.players[owner].cash == START_CASH + 60
     assert t.state.phase is Phase.POST_ROLL
@@ -179,7 +179,7 @@ def test_P3_whole_group_doubles_unbuilt_rent() -> None:
     owner = next_seat(t)
     give(t.state, owner, 6, 8, 9)
     events = roll_onto(t, 9)
-    assert of(events, PaymentDue) == [PaymentDue(me, owner, 160, "rent")]
+    assert of(events, PaymentDue) == [PaymentDue(me, owner, 160, "rent", square=9)]
 
 
 def test_P3_partial_group_is_not_doubled() -> None:
@@ -188,7 +188,7 @@ def test_P3_partial_group_is_not_doubled() -> None:
     owner = next_seat(t)
     give(t.state, owner, 6, 8)
     events = roll_onto(t, 8)
-    assert of(events, PaymentDue) == [PaymentDue(me, owner, 60, "rent")]
+    assert of(events, PaymentDue) == [PaymentDue(me, owner, 60, "rent", square=8)]
 
 
 def test_P3_doubled_even_when_another_property_of_the_group_is_mortgaged() -> None:
@@ -198,7 +198,7 @@ def test_P3_doubled_even_when_another_property_of_the_group_is_mortgaged() -> No
     give(t.state, owner, 6, 8, 9)
     t.state.mortgaged_round[9] = 1
     events = roll_onto(t, 8)
-    assert of(events, PaymentDue) == [PaymentDue(me, owner, 120, "rent")]
+    assert of(events, PaymentDue) == [PaymentDue(me, owner, 120, "rent", square=8)]
     t.do(Pay(me))
     assert t.state.players[owner].cash == START_CASH + 120
 
@@ -214,7 +214,7 @@ def test_P3_built_rent_is_the_printed_rent_not_doubled() -> None:
     assert rent(t.state, 6) == 900
     assert rent(t.state, 9) == 400
     events = roll_onto(t, 6)
-    assert of(events, PaymentDue) == [PaymentDue(me, owner, 900, "rent")]
+    assert of(events, PaymentDue) == [PaymentDue(me, owner, 900, "rent", square=6)]
 
 
 # -- P4: finance companies and industries ------------------------------------------
@@ -227,7 +227,7 @@ def test_P4_finance_company_rent_by_count_owned(count: int, expected: int) -> No
     owner = next_seat(t)
     give(t.state, owner, *RAILROADS[:count])
     events = roll_onto(t, 5)
-    assert of(events, PaymentDue) == [PaymentDue(me, owner, expected, "rent")]
+    assert of(events, PaymentDue) == [PaymentDue(me, owner, expected, "rent", square=5)]
     t.do(Pay(me))
     assert t.state.players[owner].cash == START_CASH + expected
 
@@ -242,7 +242,7 @@ def test_P4_industry_rent_is_dice_times_40_or_100(owned: tuple[int, ...], d1: in
     owner = next_seat(t)
     give(t.state, owner, *owned)
     events = roll_onto(t, 12, d1, d2)
-    assert of(events, PaymentDue) == [PaymentDue(me, owner, expected, "rent")]
+    assert of(events, PaymentDue) == [PaymentDue(me, owner, expected, "rent", square=12)]
 
 
 # -- P5: build on a whole, unmortgaged group, at the group's cost ----------------------
@@ -383,7 +383,7 @@ def test_P7_hotel_rent_is_paid() -> None:
     for sq in (6, 8, 9):
         t.state.buildings[sq] = 5
     events = roll_onto(t, 9)
-    assert of(events, PaymentDue) == [PaymentDue(me, owner, 6000, "rent")]
+    assert of(events, PaymentDue) == [PaymentDue(me, owner, 6000, "rent", square=9)]
     t.do(Pay(me))
     assert t.state.players[owner].cash == START_CASH + 6000
 

@@ -488,7 +488,7 @@ def test_G9_rent_is_due_to_the_same_owner_when_not_in_jail() -> None:
     owner = t.state.order[2]
     give(t.state, owner, 6)
     events = roll(t, 2, 4)
-    assert of(events, PaymentDue) == [PaymentDue(me, owner, 60, "rent")]
+    assert of(events, PaymentDue) == [PaymentDue(me, owner, 60, "rent", square=6)]
     t.do(Pay(me))
     assert t.state.players[owner].cash == 15000 + 60
 
@@ -617,7 +617,7 @@ def test_G9_rent_resumes_when_owner_leaves_jail() -> None:
     t.do(EndTurn(owner))
     place(t.state, me, 10)
     events = roll(t, 2, 4)
-    assert of(events, PaymentDue) == [PaymentDue(me, owner, 140, "rent")]
+    assert of(events, PaymentDue) == [PaymentDue(me, owner, 140, "rent", square=16)]
 
 
 def test_G2_decide_reports_events_without_changing_the_state() -> None:

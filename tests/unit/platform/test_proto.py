@@ -31,7 +31,8 @@ def test_every_event_and_field_is_documented() -> None:
 
     text = (ROOT / "proto" / "monopoly" / "v1" / "events.proto").read_text().splitlines()
     for i, line in enumerate(text):
-        if re.match(r"(message \w+ \{|  (repeated )?\w+ \w+ = \d+;)", line) and "Payload" not in line:
+        declaration = r"(message \w+ \{|enum \w+ \{|  (repeated |optional )?\w+ \w+ = \d+;)"
+        if re.match(declaration, line) and "Payload" not in line:
             assert text[i - 1].lstrip().startswith("//"), f"undocumented: {line.strip()}"
     for name in EVENT_TYPES:
         assert re.search(r"\b[A-Z]\d+\b", gen_proto._message_doc(name, EVENT_TYPES[name])), f"{name}: no rule ID"
@@ -113,3 +114,32 @@ def test_values_whose_fields_are_all_defaults_keep_their_type_on_the_wire(regist
         assert back == value, cls.__name__
         checked += 1
     assert checked > 10
+
+
+def test_what_analysts_group_by_travels_as_typed_fields() -> None:
+    """Issue of the schema: a payment's square and kind, a table's mode, rule set and board, enums for reasons."""
+    from engine import PaymentMade, PaymentReason, TableCreated, hasbro
+
+    config = hasbro()
+    created = event_to_proto(TableCreated(config, 7, ("a", "b"))).table_created
+    assert (created.ruleset, created.mode, created.board) == ("hasbro", "hasbro", config.board.name)
+    assert list(created.group_names) == list(config.board.group_names)
+    assert [(s.index, s.kind, s.group, s.price) for s in created.squares] == [
+        (s.index, str(s.kind), s.group, s.price) for s in config.board.squares
+    ]
+    boardwalk = created.squares[39]
+    assert events_pb2.SquareKind.Name(boardwalk.kind_code) == "SQUARE_KIND_PROPERTY" and boardwalk.group == 8
+    assert event_from_proto(event_to_proto(TableCreated(config, 7, ("a", "b")))) == TableCreated(config, 7, ("a", "b"))
+
+    paid = event_to_proto(PaymentMade(0, 1, 500, PaymentReason.RENT, 0, 39)).payment_made
+    assert (paid.square, paid.reason, events_pb2.PaymentReason.Name(paid.reason_code)) == (
+        39,
+        "rent",
+        "PAYMENT_REASON_RENT",
+    )
+    # A payment written before the square and the enum existed: "not recorded" (-1), the kind from its string.
+    old = events_pb2.EventPayload(payment_made=events_pb2.PaymentMade(debtor=0, creditor=-1, amount=2000, reason="tax"))
+    assert not old.payment_made.HasField("square")
+    assert event_from_proto(old) == PaymentMade(0, -1, 2000, PaymentReason.TAX, 0, -1)
+    start = event_to_proto(PaymentMade(0, -1, 100, PaymentReason.CARD, 0, 0))  # square 0 (Start) is a value
+    assert start.payment_made.HasField("square") and event_from_proto(start).square == 0  # type: ignore[attr-defined]
