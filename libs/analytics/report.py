@@ -59,8 +59,8 @@ def landing_heat_map(con: duckdb.DuckDBPyConnection, fig: Figure) -> str:
 
 
 def rent_by_group(con: duckdb.DuckDBPyConnection, fig: Figure) -> str:
-    data = _rows(con, "SELECT colour_group, kind, total FROM rents_by_group")
-    labels = [f"group {g}" if g else str(k or "?") for g, k, _ in data]
+    data = _rows(con, "SELECT colour_group, coalesce(group_name, kind), total FROM rents_by_group")
+    labels = [f"{g}: {k}" if g else "railroads, utilities" for g, k, _ in data]
     ax = fig.subplots()
     ax.bar(labels, [float(t) for _, _, t in data])
     ax.set_ylabel("rent paid (dollars in the table's scale)")

@@ -75,6 +75,7 @@ SQUARES = pa.schema(
         pa.field("kind", pa.string()),
         pa.field("colour_group", pa.int64()),
         pa.field("price", pa.int64()),
+        pa.field("group_name", pa.string()),
     ]
 )
 DEAD = pa.schema(
@@ -104,8 +105,19 @@ def event_types() -> dict[str, Descriptor]:
     return {f.name: f.message_type for f in oneof.fields}
 
 
+def columns_of(message: Descriptor) -> list[FieldDescriptor]:
+    """The fields of an event type that become columns: all but nested messages (the board's squares
+    of TableCreated, which are the `board_squares` table)."""
+    return [f for f in message.fields if f.type != FieldDescriptor.TYPE_MESSAGE]
+
+
+@cache
+def _columns(kind: str) -> tuple[FieldDescriptor, ...]:
+    return tuple(columns_of(event_types()[kind]))
+
+
 def schema_of(message: Descriptor) -> pa.Schema:
-    return pa.schema([*KEY, *(pa.field(f.name, _arrow_type(f)) for f in message.fields)])
+    return pa.schema([*KEY, *(pa.field(f.name, _arrow_type(f)) for f in columns_of(message))])
 
 
 @dataclass
@@ -138,11 +150,18 @@ class Batch:
 
 
 def _value(msg: Any, f: FieldDescriptor) -> Any:
+    if f.has_presence and not f.is_repeated and not msg.HasField(f.name):
+        return None  # an optional field its writer did not have (PaymentMade.square before schema 4): NULL
     v = getattr(msg, f.name)
     if f.type == FieldDescriptor.TYPE_ENUM:
         values = f.enum_type.values_by_number
         if f.is_repeated:
             return [values[x].name if x in values else str(x) for x in v]
+        if v == 0 and f.name.endswith("_code"):  # written before the enum: the name of its string twin's value
+            text = getattr(msg, f.name.removesuffix("_code"), "")
+            prefix = values[0].name.removesuffix("UNSPECIFIED")
+            if text and prefix + text.upper() in f.enum_type.values_by_name:
+                return prefix + text.upper()
         return values[v].name if v in values else str(v)
     if f.is_repeated:
         return list(v)
@@ -150,14 +169,26 @@ def _value(msg: Any, f: FieldDescriptor) -> Any:
 
 
 def _table_rows(batch: Batch, env: common_pb2.Envelope, created: Any) -> None:
-    """The table's dimension rows from its `TableCreated` (mode, rule set, board, players)."""
+    """The table's dimension rows from its `TableCreated` (mode, rule set, board, players): its typed
+    fields, or for one written before schema 4, its config."""
     config: TableConfig = codec.from_data(TableConfig, json.loads(created.config_json))
+    if created.squares:
+        ruleset, mode, board, group_names = created.ruleset, created.mode, created.board, list(created.group_names)
+        squares = [(s.index, s.name, s.kind, s.group, s.price) for s in created.squares]
+    else:
+        ruleset, mode, board, group_names = (
+            config.ruleset,
+            config.mode,
+            config.board.name,
+            list(config.board.group_names),
+        )
+        squares = [(s.index, s.name, str(s.kind), s.group, s.price) for s in config.board.squares]
     batch.tables.append(
         {
             "table_id": env.table_id,
-            "ruleset": config.ruleset,
-            "mode": config.mode,
-            "board": config.board.name,
+            "ruleset": ruleset,
+            "mode": mode,
+            "board": board,
             "players": len(created.players),
             "player_names": list(created.players),
             "seed": created.seed,
@@ -166,15 +197,16 @@ def _table_rows(batch: Batch, env: common_pb2.Envelope, created: Any) -> None:
             "casino_payout_base": config.casino.payout_base,
         }
     )
-    for sq in config.board.squares:
+    for index, name, kind, group, price in squares:
         batch.squares.append(
             {
                 "table_id": env.table_id,
-                "square": sq.index,
-                "name": sq.name,
-                "kind": str(sq.kind),
-                "colour_group": sq.group,
-                "price": sq.price,
+                "square": index,
+                "name": name,
+                "kind": kind,
+                "colour_group": group,
+                "price": price,
+                "group_name": group_names[group - 1] if 0 < group <= len(group_names) else None,
             }
         )
 
@@ -224,13 +256,13 @@ def add(batch: Batch, raw: Raw, seen: set[tuple[str, int]]) -> None:
         e["clock_scale"].append(env.occurred_at.clock_scale)
         e["wall_time"].append(env.occurred_at.wall_unix_ms)
         e["schema_version"].append(env.schema_version)
-        descriptor = types[kind]
+        fields = _columns(kind)
         columns = batch.by_type.get(kind)
         if columns is None:
-            columns = batch.by_type[kind] = {"table_id": [], "seq": [], **{f.name: [] for f in descriptor.fields}}
+            columns = batch.by_type[kind] = {"table_id": [], "seq": [], **{f.name: [] for f in fields}}
         columns["table_id"].append(env.table_id)
         columns["seq"].append(env.seq)
-        for f in descriptor.fields:
+        for f in fields:
             columns[f.name].append(_value(msg, f))
         if kind == "table_created":
             _table_rows(batch, env, msg)

@@ -131,14 +131,22 @@ VIEWS = {
                g.table_id IS NOT NULL AS finished
         FROM tables t LEFT JOIN game_ended g USING (table_id)
     """,
-    # Every rent payment (G7, P2-P4) with the square it was paid for: the payer's last move before it.
-    "rents": """
-        SELECT p.table_id, p.seq, p.debtor AS payer, p.creditor AS owner, p.amount, m.to_square AS square,
-               b.name AS square_name, b.colour_group, b.kind AS square_kind
-        FROM (SELECT * FROM payment_made WHERE reason = 'rent') p
+    # Every payment (D1) with the square it arose on and what it was for (PaymentMade.square and
+    # reason_code, schema 4 on). A payment written before schema 4 has no square (NULL); the view
+    # takes the payer's last move before it, which is the rented square for rent (G7, P2-P4).
+    "payments": """
+        SELECT p.table_id, p.seq, p.debtor, p.creditor, p.amount, p.bank_share, p.reason_code AS kind,
+               p.reason, coalesce(p.square, m.to_square) AS square, p.square IS NULL AS square_inferred,
+               b.name AS square_name, b.colour_group, b.group_name, b.kind AS square_kind
+        FROM payment_made p
         ASOF LEFT JOIN (SELECT table_id, seq, seat, to_square FROM moved) m
-          ON p.table_id = m.table_id AND p.debtor = m.seat AND p.seq >= m.seq
-        LEFT JOIN board_squares b ON b.table_id = p.table_id AND b.square = m.to_square
+          ON p.square IS NULL AND p.table_id = m.table_id AND p.debtor = m.seat AND p.seq >= m.seq
+        LEFT JOIN board_squares b ON b.table_id = p.table_id AND b.square = coalesce(p.square, m.to_square)
+    """,
+    "rents": """
+        SELECT table_id, seq, debtor AS payer, creditor AS owner, amount, square, square_name, colour_group,
+               group_name, square_kind
+        FROM payments WHERE kind = 'PAYMENT_REASON_RENT'
     """,
     "rents_by_square": """
         SELECT square, any_value(square_name) AS square_name, any_value(colour_group) AS colour_group,
@@ -146,7 +154,8 @@ VIEWS = {
         FROM rents GROUP BY square ORDER BY square
     """,
     "rents_by_group": """
-        SELECT colour_group, any_value(square_kind) AS kind, count(*) AS payments, sum(amount) AS total
+        SELECT colour_group, any_value(group_name) AS group_name, any_value(square_kind) AS kind,
+               count(*) AS payments, sum(amount) AS total
         FROM rents GROUP BY colour_group ORDER BY colour_group
     """,
     # Auctions (A1-A3, D4, P10): how each opened and settled, against the square's list price.

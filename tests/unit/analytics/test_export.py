@@ -17,8 +17,8 @@ from monopoly.v1 import common_pb2
 GOLDEN = Path(__file__).parents[1] / "platform" / "golden"
 
 
-def _golden() -> list[Raw]:
-    data = (GOLDEN / "event_batches_v2.bin").read_bytes()
+def _golden(version: int = 2) -> list[Raw]:
+    data = (GOLDEN / f"event_batches_v{version}.bin").read_bytes()
     raws, at = [], 0
     while at < len(data):
         size = int.from_bytes(data[at : at + 4], "big")
@@ -30,8 +30,8 @@ def _golden() -> list[Raw]:
     return raws
 
 
-def _recorded() -> list[dict[str, object]]:
-    return [json.loads(line) for line in (GOLDEN / "event_batches_v2.jsonl").read_text().splitlines()]
+def _recorded(version: int = 2) -> list[dict[str, object]]:
+    return [json.loads(line) for line in (GOLDEN / f"event_batches_v{version}.jsonl").read_text().splitlines()]
 
 
 def _future_type() -> bytes:
@@ -47,8 +47,10 @@ def _export(db: Path, root: Path, batch: int = 100) -> export.Result:
     return asyncio.run(export.export(db, archive=root, batch=batch, progress=False))
 
 
-def test_the_archive_is_partitioned_by_date_and_export_loads_every_event_once(tmp_path: Path) -> None:
-    raws = _golden()
+@pytest.mark.parametrize("version", [2, 4])
+def test_the_archive_is_partitioned_by_date_and_export_loads_every_event_once(tmp_path: Path, version: int) -> None:
+    """Schema 2 bytes (no typed square, kind or board) and schema 4 bytes give the same tables."""
+    raws = _golden(version)
     root = tmp_path / "archive"
     for i in range(0, len(raws), 250):
         archive.write_file(root, raws[i : i + 250])
@@ -56,7 +58,7 @@ def test_the_archive_is_partitioned_by_date_and_export_loads_every_event_once(tm
     dates = sorted(p.name for p in root.iterdir())
     assert dates == ["date=2026-11-30", "date=2026-12-01"]
     result = _export(tmp_path / "a.duckdb", root)
-    recorded = _recorded()
+    recorded = _recorded(version)
     assert (result.events, result.dead_letters, result.position) == (len(recorded), 0, len(raws))
     con = duckdb.connect(str(tmp_path / "a.duckdb"), read_only=True)
     try:
@@ -89,6 +91,24 @@ def test_the_archive_is_partitioned_by_date_and_export_loads_every_event_once(tm
         paid = [r["event"] for r in recorded if r["event"]["type"] == "PaymentMade" and r["event"]["reason"] == "rent"]  # type: ignore[index]
         assert (rents, rent_total) == (len(paid), sum(p["amount"] for p in paid))  # type: ignore[index]
         assert con.execute("SELECT count(*) FROM rents WHERE square IS NULL OR colour_group IS NULL").fetchone() == (0,)
+        # schema 4: every payment says where it arose and what for; the typed square of a rent is the
+        # square the payer's token stands on (what schema 2 readers had to infer from Moved)
+        inferred, kinds = con.execute(
+            "SELECT count(*) FILTER (WHERE square_inferred), count(*) FILTER (WHERE kind LIKE 'PAYMENT_REASON_%') "
+            "FROM payments"
+        ).fetchone() or (0, 0)
+        assert kinds == by_type["PaymentMade"]  # schema 2: the kind from its string
+        assert inferred == (by_type["PaymentMade"] if version == 2 else 0)
+        if version >= 4:
+            wrong = con.execute(
+                "SELECT count(*) FROM rents r ASOF JOIN moved m ON r.table_id = m.table_id AND r.payer = m.seat "
+                "AND r.seq >= m.seq WHERE m.to_square != r.square"
+            ).fetchone()
+            assert wrong == (0,)
+            squares = dict(con.execute("SELECT kind, count(DISTINCT square) FROM payments GROUP BY 1").fetchall())
+            assert squares.get("PAYMENT_REASON_TAX", 0) <= 2 and squares["PAYMENT_REASON_RENT"] > 5
+        groups = con.execute("SELECT DISTINCT group_name FROM rents_by_group WHERE colour_group > 0").fetchall()
+        assert groups and all(name for (name,) in groups)
         assert con.execute("SELECT count(*) FROM auctions").fetchone() == (by_type["AuctionStarted"],)
     finally:
         con.close()
