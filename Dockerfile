@@ -4,7 +4,8 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY libs ./libs
 COPY services ./services
-RUN pip install --no-cache-dir -e .
+# tls: docker-compose's bus-secrets container makes the platform's CA and certificates with it
+RUN pip install --no-cache-dir -e '.[tls]'
 ENV PYTHONPATH=/app/libs:/app PYTHONUNBUFFERED=1
 EXPOSE 50051 9101
 CMD ["python", "-m", "services.table.main"]

@@ -64,6 +64,7 @@ from monopoly.v1 import (
     trade_pb2_grpc,
 )
 from servicekit import auth
+from servicekit import tls as tlskit
 from servicekit.settings import token_secret
 from servicekit.wire import command_to_proto, event_from_proto, trade_terms
 
@@ -104,7 +105,7 @@ def bot_service_token() -> str:
 
 
 def connect(target: str) -> tuple[grpc.aio.Channel, table_pb2_grpc.TableServiceStub]:
-    channel = grpc.aio.insecure_channel(target)
+    channel = tlskit.channel(target)
     return channel, table_pb2_grpc.TableServiceStub(channel)
 
 
@@ -126,7 +127,7 @@ class SubProtocolStubs:
             ("casino", casino_pb2_grpc.CasinoServiceStub),
         ):
             if name in targets:
-                channel = grpc.aio.insecure_channel(targets[name])
+                channel = tlskit.channel(targets[name])
                 stubs.channels.append(channel)
                 setattr(stubs, name, stub_type(channel))
         return stubs

@@ -14,10 +14,11 @@ from collections.abc import Sequence
 import grpc
 
 from monopoly.v1 import casino_pb2, casino_pb2_grpc
+from servicekit import tls as tlskit
 
 
 def connect(target: str) -> tuple[grpc.aio.Channel, casino_pb2_grpc.CasinoServiceStub]:
-    channel = grpc.aio.insecure_channel(target)
+    channel = tlskit.channel(target)
     return channel, casino_pb2_grpc.CasinoServiceStub(channel)
 
 

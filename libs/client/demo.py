@@ -19,6 +19,7 @@ from engine import AuctionStarted, Event, TableState, check_invariants
 from engine.invariants import InvariantBroken
 from monopoly.v1 import casino_pb2, rating_pb2, rating_pb2_grpc
 from servicekit import natsauth
+from servicekit import tls as tlskit
 from servicekit.embedded import DataDirBusy, servers
 
 from . import BotTable, SubProtocolStubs, connect
@@ -61,7 +62,7 @@ async def _demo(tables: int, data_dir: Path, mode: str, clock_scale: int) -> int
         )
         channel, stub = connect(platform.table_target)
         services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
-        rating_channel = grpc.aio.insecure_channel(platform.target("rating"))
+        rating_channel = tlskit.channel(platform.target("rating"))
         rating = rating_pb2_grpc.RatingServiceStub(rating_channel)
         seats_per_table = 3 if mode == "duel" else 4
         reasons: Counter[str] = Counter()  # auctions by why they opened (A1/A2, P10, D4, M3)

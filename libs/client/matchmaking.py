@@ -19,6 +19,7 @@ import grpc
 
 from monopoly.v1 import matchmaking_pb2 as pb
 from monopoly.v1 import matchmaking_pb2_grpc
+from servicekit import tls as tlskit
 
 #: How long `wait_match` waits by default (seconds); reconnects to WatchQueue meanwhile.
 WAIT_S = 120.0
@@ -44,7 +45,7 @@ class SeatTicket:
 
 class MatchmakingClient:
     def __init__(self, target: str) -> None:
-        self.channel = grpc.aio.insecure_channel(target)
+        self.channel = tlskit.channel(target)
         self.stub = matchmaking_pb2_grpc.MatchmakingServiceStub(self.channel)
 
     async def __aenter__(self) -> MatchmakingClient:

@@ -23,8 +23,10 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from servicekit import tls as tlskit
 from servicekit.embedded import die_with_parent, free_port
 from servicekit.natsauth import BusUsers
+from servicekit.settings import TLSSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,6 +38,8 @@ class ServiceProcess:
     grpc_port: int
     log_path: Path
     proc: asyncio.subprocess.Process | None = None
+    #: How its health is checked (None: this process's TLS_* settings).
+    tls: TLSSettings | None = None
 
     async def start(self, timeout: float = 60.0) -> None:
         log = open(self.log_path, "ab")  # noqa: SIM115 - the child keeps writing to it
@@ -51,7 +55,7 @@ class ServiceProcess:
             start_new_session=True,
         )
         log.close()
-        await wait_healthy(f"127.0.0.1:{self.grpc_port}", self.proc, timeout, self.log_path)
+        await wait_healthy(f"127.0.0.1:{self.grpc_port}", self.proc, timeout, self.log_path, self.tls)
 
     async def stop(self) -> None:
         if self.proc and self.proc.returncode is None:
@@ -69,9 +73,11 @@ class ServiceProcess:
             await self.proc.wait()
 
 
-async def wait_healthy(target: str, proc: asyncio.subprocess.Process, timeout: float, log: Path) -> None:
+async def wait_healthy(
+    target: str, proc: asyncio.subprocess.Process, timeout: float, log: Path, tls: TLSSettings | None = None
+) -> None:
     deadline = asyncio.get_running_loop().time() + timeout
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with tlskit.channel(target, tls) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while True:
             if proc.returncode is not None:
@@ -105,9 +111,9 @@ def port_if_free(port: int) -> int:
     return port
 
 
-async def health(target: str, timeout: float = 1.0) -> str:
+async def health(target: str, timeout: float = 1.0, tls: TLSSettings | None = None) -> str:
     """A service's gRPC health status by name (SERVING, NOT_SERVING, ...), or "down" when it does not answer."""
-    async with grpc.aio.insecure_channel(target) as channel:
+    async with tlskit.channel(target, tls) as channel:
         try:
             reply = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=timeout)
         except grpc.aio.AioRpcError:
@@ -136,6 +142,9 @@ class Platform:
     #: The bus users of an embedded NATS (`servicekit.embedded.servers`): each service logs in as its own
     #: user (NATS_USER, NATS_PASSWORD). None: NATS_URL as given, credentials and all.
     bus: BusUsers | None = None
+    #: TLS of every service's gRPC port and NATS connection (their TLS_* settings; the health checks use
+    #: it too). None: the environment's TLS_* settings, plaintext when unset.
+    tls: TLSSettings | None = None
     processes: dict[str, ServiceProcess] = field(init=False)
     #: Each service's /metrics port.
     metrics_ports: dict[str, int] = field(init=False)
@@ -173,18 +182,21 @@ class Platform:
             env[f"{name.upper()}_TARGET"] = f"127.0.0.1:{ports[name]}" if name in self.services else ""
         self.processes = {
             name: ServiceProcess(
-                f"services.{name}.main", self._env(name, env), ports[name], self.data_dir / f"{name}.log"
+                f"services.{name}.main", self._env(name, env), ports[name], self.data_dir / f"{name}.log", tls=self.tls
             )
             for name in SERVICES
             if name in self.services
         }
 
     def _env(self, name: str, env: dict[str, str]) -> dict[str, str]:
-        """A service's own environment: the common one and its bus credentials (none for a service
-        that does not use the bus)."""
-        if self.bus is None or name not in self.bus.passwords:
-            return dict(env)
-        return {**env, **self.bus.env_for(name)}
+        """A service's own environment: the common one, the platform's TLS and its bus credentials
+        (none for a service that does not use the bus)."""
+        own = dict(env)
+        if self.tls is not None:
+            own.update(self.tls.env())
+        if self.bus is not None and name in self.bus.passwords:
+            own.update(self.bus.env_for(name))
+        return own
 
     @property
     def table(self) -> ServiceProcess:

@@ -15,10 +15,11 @@ from collections.abc import Sequence
 import grpc
 
 from monopoly.v1 import trade_pb2, trade_pb2_grpc
+from servicekit import tls as tlskit
 
 
 def connect_trade(target: str) -> tuple[grpc.aio.Channel, trade_pb2_grpc.TradeServiceStub]:
-    channel = grpc.aio.insecure_channel(target)
+    channel = tlskit.channel(target)
     return channel, trade_pb2_grpc.TradeServiceStub(channel)
 
 

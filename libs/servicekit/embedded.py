@@ -30,7 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -112,7 +112,7 @@ NATS_USERS_FILE = "nats-users.json"
 NATS_CONFIG_FILE = "nats.conf"
 
 
-def nats_config(data_dir: Path, port: int, auth: bool = True, tls: dict[str, str] | None = None) -> BusUsers:
+def nats_config(data_dir: Path, port: int, auth: bool = True, tls: Mapping[str, object] | None = None) -> BusUsers:
     """Write `<data_dir>/nats.conf` for a server on 127.0.0.1:`port` with JetStream in `<data_dir>/nats`
     and, with `auth`, the platform's users (`natsauth`) whose passwords the folder keeps."""
     store = data_dir / "nats"
@@ -129,7 +129,7 @@ def nats_config(data_dir: Path, port: int, auth: bool = True, tls: dict[str, str
 
 @contextlib.contextmanager
 def nats_server(
-    data_dir: Path, port: int = 0, auth: bool = True, tls: dict[str, str] | None = None
+    data_dir: Path, port: int = 0, auth: bool = True, tls: Mapping[str, object] | None = None
 ) -> Iterator[BusUsers]:
     """A NATS server with JetStream on a free port, its users (`natsauth`: one per service, their
     permissions; none without `auth`) and TLS (`tls`: the server config's `tls` block) when given;

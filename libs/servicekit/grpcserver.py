@@ -33,6 +33,7 @@ from prometheus_client import Counter
 from engine import RuleViolation
 
 from . import auth, settings, validate
+from . import tls as tlskit
 from .errors import (
     RETRY_AFTER_MS,
     BadRequest,
@@ -267,11 +268,14 @@ async def start_server(
     register: Iterable[Registration],
     service_names: Iterable[str],
     token_secret: str | None = None,
+    tls: settings.TLSSettings | None = None,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """Start a server on host:port (0: any free port) and return it with the bound port.
 
     `token_secret` verifies the tokens of requests (`TokenVerification`); None reads
     TOKEN_SECRET from the environment (`settings.token_secret`: the dev secret if unset).
+    With `tls` carrying a certificate the port serves TLS only (mTLS when it requires client
+    certificates: `servicekit.tls`).
     """
     secret = token_secret if token_secret is not None else settings.token_secret()
     server = grpc.aio.server(
@@ -288,6 +292,18 @@ async def start_server(
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
-    bound = server.add_insecure_port(f"{host}:{port}")
+    credentials = tlskit.server_credentials(tls) if tls is not None else None
+    address = f"{host}:{port}"
+    bound = server.add_secure_port(address, credentials) if credentials else server.add_insecure_port(address)
     await server.start()
     return server, bound, health_servicer
+
+
+async def start_health_server(host: str, port: int, servicer: health.aio.HealthServicer) -> grpc.aio.Server:
+    """A plaintext server of gRPC health checking only, beside a TLS one: Kubernetes' gRPC probes
+    speak no TLS (`HEALTH_PORT`). It answers SERVING or NOT_SERVING and nothing else."""
+    server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
+    server.add_insecure_port(f"{host}:{port}")
+    await server.start()
+    return server

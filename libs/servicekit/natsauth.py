@@ -205,7 +205,7 @@ def server_config(
     listen: str,
     store_dir: Path,
     passwords: Mapping[str, str] | None,
-    tls: Mapping[str, str] | None = None,
+    tls: Mapping[str, object] | None = None,
 ) -> str:
     """A nats-server config (JSON, which its parser reads): JetStream in `store_dir`, the users of
     `authorization` (None: an open server), and `tls` (cert_file, key_file, ca_file...) when given."""
@@ -259,30 +259,3 @@ async def connect(
     to their spec (every stream for a user with no role: an open server, or admin)."""
     who = user_of(url, user, password)
     return await bus.connect(url, who, password, streams=streams_owned(who), inbox_prefix=inbox_prefix(who), tls=tls)
-
-
-def write_folder(folder: Path, listen: str = "0.0.0.0:4222", store_dir: str = "/data") -> dict[str, str]:
-    """A secrets folder for a server and its users (docker-compose's `bus-secrets` volume): `nats.conf`
-    (the server's config, with every user), `<user>/password` (what that user's container mounts, and
-    nothing else), and `users.json`, which keeps the passwords when it runs again."""
-    passwords = load_or_create(folder / "users.json")
-    (folder / "nats.conf").write_text(server_config(listen, Path(store_dir), passwords))
-    for user in USERS:
-        (folder / user).mkdir(exist_ok=True)
-        (folder / user / "password").write_text(passwords[user])
-    return passwords
-
-
-def main(argv: list[str] | None = None) -> None:
-    """`python -m servicekit.natsauth FOLDER`: write (or keep) the bus users' secrets in FOLDER."""
-    import sys
-
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 1:
-        raise SystemExit("usage: python -m servicekit.natsauth FOLDER")
-    write_folder(Path(args[0]))
-    print(f"bus users of {', '.join(USERS)} in {args[0]}")
-
-
-if __name__ == "__main__":
-    main()

@@ -30,7 +30,7 @@ import asyncpg
 import grpc
 from nats.js import JetStreamContext
 
-from . import db, grpcserver, health, idempotency, lifecycle, logs, metrics, natsauth
+from . import db, grpcserver, health, idempotency, lifecycle, logs, metrics, natsauth, tls
 from .consumers import Consumers
 from .grpcserver import Registration
 from .outbox import Relay
@@ -53,8 +53,9 @@ class Runtime:
     _channels: list[grpc.aio.Channel] = field(default_factory=list)
 
     def channel(self, target: str) -> grpc.aio.Channel:
-        """A channel to another service, closed by the runner at shutdown."""
-        channel = grpc.aio.insecure_channel(target)
+        """A channel to another service (TLS, with this service's certificate, as its settings say),
+        closed by the runner at shutdown."""
+        channel = tls.channel(target, self.settings.tls)
         self._channels.append(channel)
         return channel
 
@@ -99,7 +100,7 @@ async def serve(spec: ServiceSpec[AppT], ready: asyncio.Event | None = None, sto
         stack.push_async_callback(pool.close)
         await db.migrate(pool, "servicekit", idempotency.MIGRATIONS)  # the kit's tables first
         await db.migrate(pool, spec.name, spec.migrations)
-        nc, js = await natsauth.connect(s.nats_url, s.nats_user, s.nats_password)
+        nc, js = await natsauth.connect(s.nats_url, s.nats_user, s.nats_password, tls.nats_context(s.tls))
         stack.push_async_callback(nc.drain)
         wake: Callable[[], None] = _no_relay
         if spec.outbox:
@@ -118,9 +119,12 @@ async def serve(spec: ServiceSpec[AppT], ready: asyncio.Event | None = None, sto
             await consumers.start(js)
             stack.push_async_callback(consumers.stop)
         server, port, health_servicer = await grpcserver.start_server(
-            s.host, s.grpc_port, spec.grpc(app), spec.grpc_names, token_secret=s.token_secret
+            s.host, s.grpc_port, spec.grpc(app), spec.grpc_names, token_secret=s.token_secret, tls=s.tls
         )
         stack.push_async_callback(server.stop, 2)
+        if s.health_port:
+            probes = await grpcserver.start_health_server(s.host, s.health_port, health_servicer)
+            stack.push_async_callback(probes.stop, 0)
         watch = health.start(health_servicer, spec.grpc_names, pool, nc)  # NOT_SERVING while either is away
         stack.callback(watch.cancel)
         metrics.serve_metrics(s.metrics_port, s.host)

@@ -52,11 +52,59 @@ def clock_scale(env: Env | None = None) -> int:
 
 
 @dataclass(frozen=True, slots=True)
+class TLSSettings:
+    """TLS of gRPC (servers and clients) and of the NATS connection, from PEM files.
+
+    TLS_CERT, TLS_KEY: this process's certificate and key. Its gRPC server serves TLS only with them
+    (no plaintext port then), and it presents them as a client (mTLS: to other services, to NATS).
+    TLS_CA: the CA bundle every peer is verified against; with it, the process's gRPC channels and its
+    NATS connection use TLS. TLS_CLIENT_AUTH: `require` (the default when TLS_CA is set: a client
+    without a certificate signed by TLS_CA is refused, mTLS) or `none`. Nothing set: plaintext, as on
+    a laptop.
+    """
+
+    cert: str = ""
+    key: str = ""
+    ca: str = ""
+    require_client_cert: bool = False
+
+    @property
+    def server(self) -> bool:
+        """Whether a gRPC server serves TLS."""
+        return bool(self.cert and self.key)
+
+    @property
+    def client(self) -> bool:
+        """Whether channels and the NATS connection use TLS (a CA to verify the server with)."""
+        return bool(self.ca)
+
+    @staticmethod
+    def from_env(env: Env | None = None) -> TLSSettings:
+        e = environ(env)
+        cert, key, ca = e.get("TLS_CERT", ""), e.get("TLS_KEY", ""), e.get("TLS_CA", "")
+        if bool(cert) != bool(key):
+            raise SystemExit("TLS_CERT and TLS_KEY go together: set both or neither")
+        auth = e.get("TLS_CLIENT_AUTH", "require" if ca else "none").strip().lower()
+        if auth not in ("require", "none"):
+            raise SystemExit(f"TLS_CLIENT_AUTH must be require or none, not {auth!r}")
+        if auth == "require" and cert and not ca:
+            raise SystemExit("TLS_CLIENT_AUTH=require needs TLS_CA: the CA client certificates are checked against")
+        return TLSSettings(cert=cert, key=key, ca=ca, require_client_cert=auth == "require" and bool(cert))
+
+    def env(self) -> dict[str, str]:
+        """The variables that give a child process these settings."""
+        out = {"TLS_CERT": self.cert, "TLS_KEY": self.key, "TLS_CA": self.ca}
+        out["TLS_CLIENT_AUTH"] = "require" if self.require_client_cert else "none"
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class Settings:
     """What `servicekit.runner.run_service` needs of any service: where NATS and Postgres are, the
     host and ports it serves on (`<NAME>_GRPC_PORT`, `<NAME>_METRICS_PORT`; metrics port 0: none)
     the token key, and who the service is on the bus: NATS_USER (its name by default) and
-    NATS_PASSWORD (or NATS_PASSWORD_FILE; empty: no credentials, for an open server)."""
+    NATS_PASSWORD (or NATS_PASSWORD_FILE; empty: no credentials, for an open server); and TLS
+    (`TLSSettings`)."""
 
     service: str
     nats_url: str
@@ -67,6 +115,9 @@ class Settings:
     token_secret: str = DEV_TOKEN_SECRET
     nats_user: str = ""
     nats_password: str = ""
+    tls: TLSSettings = TLSSettings()
+    #: HEALTH_PORT: a plaintext port of gRPC health checks only, beside a TLS gRPC port (0: none).
+    health_port: int = 0
 
     @staticmethod
     def from_env(service: str, grpc_port: int, metrics_port: int, env: Env | None = None) -> Settings:
@@ -83,4 +134,6 @@ class Settings:
             token_secret=token_secret(e),
             nats_user=e.get("NATS_USER", service),
             nats_password=secret_value(e, "NATS_PASSWORD"),
+            tls=TLSSettings.from_env(e),
+            health_port=int(e.get("HEALTH_PORT", "0")),
         )

@@ -56,7 +56,9 @@ from monopoly.v1 import (
     trade_pb2_grpc,
 )
 from servicekit import auth
+from servicekit import tls as tlskit
 from servicekit.errors import Unauthenticated
+from servicekit.settings import TLSSettings
 from servicekit.wire import command_to_proto, event_from_proto, trade_terms
 
 from . import api, views
@@ -102,12 +104,21 @@ class Backends:
     channels: list[grpc.aio.Channel] = field(default_factory=list)
 
     @classmethod
-    def connect(cls, table: str, matchmaking: str, auction: str = "", trade: str = "", casino: str = "") -> Backends:
+    def connect(
+        cls,
+        table: str,
+        matchmaking: str,
+        auction: str = "",
+        trade: str = "",
+        casino: str = "",
+        tls: TLSSettings | None = None,
+    ) -> Backends:
+        """Channels to the services (TLS as `tls` says; None: plaintext)."""
         channels: dict[str, grpc.aio.Channel] = {}
 
         def channel(target: str) -> grpc.aio.Channel:
             if target not in channels:
-                channels[target] = grpc.aio.insecure_channel(target)
+                channels[target] = tlskit.channel(target, tls or TLSSettings())
             return channels[target]
 
         return cls(

@@ -134,15 +134,20 @@ async def serve(gw: GatewaySettings, ready: asyncio.Event | None = None, stop: a
     settings = gw.base
     logs.configure("gateway", [settings.token_secret])  # as every service: LOG_FORMAT, tokens scrubbed
     backends = Backends.connect(
-        gw.table_target, gw.matchmaking_target, gw.auction_target, gw.trade_target, gw.casino_target
+        gw.table_target, gw.matchmaking_target, gw.auction_target, gw.trade_target, gw.casino_target, settings.tls
     )
     runner = web.AppRunner(make_app(backends, settings.token_secret, gw), access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, settings.host, gw.http_port)
     await site.start()
     # gRPC health only: the platform's supervisor and probes check every service the same way.
-    server, port, _ = await grpcserver.start_server(
-        settings.host, settings.grpc_port, [], [SERVICE_NAME], token_secret=settings.token_secret
+    server, port, health_servicer = await grpcserver.start_server(
+        settings.host, settings.grpc_port, [], [SERVICE_NAME], token_secret=settings.token_secret, tls=settings.tls
+    )
+    probes = (
+        await grpcserver.start_health_server(settings.host, settings.health_port, health_servicer)
+        if settings.health_port
+        else None
     )
     if settings.metrics_port:
         metrics.serve_metrics(settings.metrics_port, settings.host)
@@ -153,6 +158,8 @@ async def serve(gw: GatewaySettings, ready: asyncio.Event | None = None, stop: a
         ready.set()
     await lifecycle.until_stopped(stop)
     await server.stop(grace=1)
+    if probes is not None:
+        await probes.stop(0)
     await runner.cleanup()
     await backends.close()
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 from pathlib import Path
 
 import yaml
 
+from servicekit import provision
 from servicekit import settings as kit
 from servicekit.settings import Settings
 
@@ -67,7 +69,7 @@ def test_ports_and_urls_agree_with_the_settings() -> None:
     ports = _ports()
     assert f"127.0.0.1:{settings.grpc_port}:{settings.grpc_port}" in ports["table"]["ports"]
     assert f"127.0.0.1:{settings.metrics_port}:{settings.metrics_port}" in ports["table"]["ports"]
-    assert settings.nats_url.startswith("nats://nats:4222")
+    assert settings.nats_url == "tls://nats:4222"
     assert "@postgres:5432/" in settings.database_url
     assert "127.0.0.1:4222:4222" in ports["nats"]["ports"] and "-c" in services["nats"]["command"]
     assert _settings("table", {}).grpc_port == settings.grpc_port  # the defaults match compose
@@ -135,9 +137,11 @@ def test_no_database_bus_or_grpc_port_is_published_and_what_is_listens_on_loopba
 
 def test_each_bus_service_logs_in_as_its_own_user_with_its_own_password_only() -> None:
     services = _compose()["services"]
-    assert services["bus-secrets"]["command"] == ["python", "-m", "servicekit.natsauth", "/secrets"]
+    assert services["bus-secrets"]["command"] == ["python", "-m", "servicekit.provision", "/secrets"]
     assert services["nats"]["depends_on"]["bus-secrets"]["condition"] == "service_completed_successfully"
-    assert services["nats"]["command"][:2] == ["-c", "/secrets/nats.conf"]
+    nats_mount = next(v for v in services["nats"]["volumes"] if isinstance(v, dict))
+    assert nats_mount["volume"]["subpath"] == "nats" and nats_mount["target"] == provision.NATS_DIR
+    assert services["nats"]["command"][:2] == ["-c", f"{provision.NATS_DIR}/nats.conf"]
     for name in BUS_SERVICES:
         env = {k: str(v) for k, v in services[name]["environment"].items()}
         settings = _settings(name, env)
@@ -146,3 +150,31 @@ def test_each_bus_service_logs_in_as_its_own_user_with_its_own_password_only() -
         assert mount["source"] == "bus-secrets" and mount["read_only"] and mount["volume"]["subpath"] == name
         assert env["NATS_PASSWORD_FILE"] == f"{mount['target']}/password"
     assert "NATS_PASSWORD_FILE" not in services["gateway"]["environment"]
+
+
+def test_every_service_serves_and_calls_with_mtls_on_its_own_certificate() -> None:
+    services = _compose()["services"]
+    for name in BUS_SERVICES | {"gateway"}:
+        assert name in provision.PRINCIPALS
+        env = {k: str(v) for k, v in services[name]["environment"].items()}
+        (mount,) = services[name]["volumes"]
+        assert mount["volume"]["subpath"] == name
+        tls = _settings(name, env).tls
+        assert tls.server and tls.client and tls.require_client_cert, name
+        assert (tls.cert, tls.key, tls.ca) == tuple(f"{mount['target']}/{f}" for f in ("cert.pem", "key.pem", "ca.pem"))
+        assert _settings(name, env).nats_url.startswith("tls://")
+
+
+def test_the_provisioned_folder_gives_each_container_its_own_secrets_only(tmp_path: Path) -> None:
+    provision.write(tmp_path)
+    passwords = json.loads((tmp_path / "users.json").read_text())
+    for name in BUS_SERVICES:
+        assert (tmp_path / name / "password").read_text() == passwords[name]
+        assert {p.name for p in (tmp_path / name).iterdir()} == {"password", "cert.pem", "key.pem", "ca.pem"}
+    assert not (tmp_path / "gateway" / "password").exists()  # the gateway is not on the bus
+    config = json.loads((tmp_path / "nats" / "nats.conf").read_text())
+    assert config["tls"]["verify"] is True and config["tls"]["cert_file"].startswith(provision.NATS_DIR)
+    assert {u["user"] for u in config["authorization"]["users"]} == set(passwords)
+    assert not any(p.name == "ca-key.pem" for p in (tmp_path / "nats").iterdir())  # the CA's key stays in ca/
+    provision.write(tmp_path)  # again: the same passwords and CA
+    assert json.loads((tmp_path / "users.json").read_text()) == passwords

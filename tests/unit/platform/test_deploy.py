@@ -67,8 +67,8 @@ def test_every_rendered_resource_is_valid_kubernetes(overlay: str) -> None:
     docs = render(overlay)
     checked = 0
     for doc in docs:
-        if doc["apiVersion"].startswith("postgresql.cnpg.io/"):
-            continue  # an operator's kind: test_postgres_cluster_is_what_the_services_connect_to checks it
+        if doc["apiVersion"].startswith(("postgresql.cnpg.io/", "cert-manager.io/")):
+            continue  # operators' kinds: test_postgres_cluster_... and test_every_service_has_its_certificate_...
         kubernetes_validate.validate(doc, KUBERNETES_VERSION, strict=True)
         checked += 1
     assert checked >= len(SERVICES) * 3
@@ -105,16 +105,24 @@ def test_ports_probes_and_settings_agree_with_the_code(overlay: str) -> None:
         ports = {p["name"]: p["containerPort"] for p in container["ports"]}
         if name == "gateway":  # browsers' HTTP and WebSocket besides its health and metrics
             assert ports.pop("http") == int(env["GATEWAY_HTTP_PORT"])
+        # gRPC serves TLS only; the kubelet's probes (no TLS) check the plaintext health-only port
+        assert ports.pop("health") == settings.health_port != 0, name
         assert ports == {"grpc": grpc_port, "metrics": metrics_port}, name
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-            assert container[probe]["grpc"]["port"] == grpc_port, (name, probe)
+            assert container[probe]["grpc"]["port"] == settings.health_port, (name, probe)
         served = {p["name"]: p["port"] for p in services[name]["spec"]["ports"]}
         served.pop("http", None)
         assert served == ports, name
         assert {grpc_port, metrics_port} <= allowed, name
         assert settings.host == "0.0.0.0"  # reachable from other pods, not only loopback
         assert kit.table_target(env) == f"table:{service_settings('table', {}).grpc_port}"
-        assert settings.nats_url == "nats://nats:4222"
+        assert settings.nats_url == "tls://nats:4222"
+        tls = settings.tls
+        assert tls.server and tls.client and tls.require_client_cert, name  # mTLS
+        mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
+        volumes = {v["name"]: v for v in pod["volumes"]}
+        assert volumes["tls"]["secret"]["secretName"] == f"{name}-tls"  # its own certificate only
+        assert {tls.cert, tls.key, tls.ca} == {f"{mounts['tls']}/{f}" for f in ("tls.crt", "tls.key", "ca.crt")}
         # secrets come from Secrets, never from a value in a manifest
         secret_refs = {
             v["name"]: v["valueFrom"]["secretKeyRef"]
@@ -136,6 +144,27 @@ def test_ports_probes_and_settings_agree_with_the_code(overlay: str) -> None:
         # SIGTERM: 2 s of gRPC grace, the message in hand, the NATS drain; preStop 5 s comes first
         assert pod["terminationGracePeriodSeconds"] >= 30
         assert "memory" in container["resources"]["limits"] and "cpu" in container["resources"]["requests"]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_service_has_its_certificate_from_the_platform_ca(overlay: str) -> None:
+    """cert-manager's kinds are not in the Kubernetes schemas: the fields the platform relies on."""
+    docs = render(overlay)
+    certificates = of_kind(docs, "Certificate")
+    issuers = of_kind(docs, "Issuer")
+    assert certificates["monopoly-ca"]["spec"]["isCA"] is True
+    assert issuers["monopoly-ca"]["spec"]["ca"]["secretName"] == certificates["monopoly-ca"]["spec"]["secretName"]
+    assert certificates["monopoly-ca"]["spec"]["issuerRef"]["name"] in issuers
+    for name in [*SERVICES, "nats"]:
+        spec = certificates[f"{name}-tls"]["spec"]
+        assert spec["secretName"] == f"{name}-tls" and name in spec["dnsNames"], name
+        assert set(spec["usages"]) == {"server auth", "client auth"}  # mTLS: served and presented
+        assert spec["issuerRef"] == {"name": "monopoly-ca", "kind": "Issuer"}
+    for doc in certificates.values():
+        assert doc["apiVersion"] == "cert-manager.io/v1"
+    values = yaml.safe_load((ROOT / "deploy" / "nats" / "values.yaml").read_text())
+    assert values["config"]["nats"]["tls"] == {"enabled": True, "secretName": "nats-tls", "merge": {"verify": True}}
+    assert values["tlsCA"]["secretName"] == "nats-tls"
 
 
 def test_the_compose_file_and_the_manifests_run_the_same_services_on_the_same_ports() -> None:
