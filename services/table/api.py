@@ -119,9 +119,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                     grpcserver.TOKENS_REFUSED.labels(PLAY_METHOD).inc()
                 rule = exc.rule if isinstance(exc, RuleViolation) else ""
                 retry = grpcserver.retry_after_ms(exc) if code is grpc.StatusCode.UNAVAILABLE else 0
-                refusal = table_pb2.PlayRefusal(
-                    code=code.name, message=str(exc), rule_id=rule, retry_after_ms=retry
-                )
+                refusal = table_pb2.PlayRefusal(code=code.name, message=str(exc), rule_id=rule, retry_after_ms=retry)
                 yield table_pb2.PlayResponse(command_id=request.command_id, refused=refusal)
                 continue
             yield table_pb2.PlayResponse(command_id=request.command_id, answer=answer)

@@ -26,7 +26,13 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 def spec(settings: TableSettings) -> ServiceSpec[Tables]:
     def build(rt: Runtime) -> Tables:
-        tables = Tables(rt.pool, settings.snapshot_every, settings.default_clock_scale, settings.base.token_secret)
+        tables = Tables(
+            rt.pool,
+            settings.snapshot_every,
+            settings.default_clock_scale,
+            settings.base.token_secret,
+            settings.group_commit,
+        )
         tables.relay_wake = rt.wake_relay
         return tables
 

@@ -20,6 +20,8 @@ class TableSettings:
     default_clock_scale: int
     #: SNAPSHOT_EVERY: events between two snapshots of a table in Postgres.
     snapshot_every: int
+    #: GROUP_COMMIT: commits of different tables written together at most (1: each on its own).
+    group_commit: int
 
     @staticmethod
     def from_env(env: Env | None = None) -> TableSettings:
@@ -28,4 +30,5 @@ class TableSettings:
             base=common(e),
             default_clock_scale=kit.clock_scale(e),
             snapshot_every=int(e.get("SNAPSHOT_EVERY", "500")),
+            group_commit=max(1, int(e.get("GROUP_COMMIT", "128"))),
         )

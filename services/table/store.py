@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import asyncpg
 
@@ -71,8 +71,25 @@ WHERE table_id = $1
 """
 
 
-async def append(
-    conn: asyncpg.Connection,
+class AppendArgs(NamedTuple):
+    """The parameters of `_APPEND`, in order: one command's commit."""
+
+    table_id: str
+    seqs: list[int]
+    types: list[str]
+    payloads: list[str]
+    game_ms: int
+    seq: int
+    finished: bool
+    command_id: str | None
+    response: bytes | None
+    subjects: list[str]
+    msg_ids: list[str]
+    outbox_payloads: list[bytes]
+    snapshot: str | None
+
+
+def append_args(
     table_id: str,
     first_seq: int,
     events: list[Event],
@@ -82,12 +99,10 @@ async def append(
     outbox_rows: Sequence[tuple[str, str, bytes]],
     command_id: str | None = None,
     response: bytes | None = None,
-) -> None:
+) -> AppendArgs:
     """One command's events, the table's progress, the command's answer and its outbox rows (in
-    publishing order), in one statement (one round trip); a command id answered before raises
-    `UniqueViolationError`."""
-    await conn.execute(
-        _APPEND,
+    publishing order), as the parameters of one statement."""
+    return AppendArgs(
         table_id,
         list(range(first_seq, first_seq + len(events))),
         [type(e).__name__ for e in events],
@@ -102,6 +117,33 @@ async def append(
         [row[2] for row in outbox_rows],
         codec.dumps(codec.state_to_data(state)) if snapshot else None,
     )
+
+
+async def append_many(conn: asyncpg.Connection, commits: Sequence[AppendArgs]) -> None:
+    """Commits of several tables at once, atomically: one statement each, pipelined by `executemany`
+    (one round trip, one transaction); a command id answered before raises `UniqueViolationError`
+    and nothing of the group is kept."""
+    if len(commits) == 1:
+        await conn.execute(_APPEND, *commits[0])
+    else:
+        await conn.executemany(_APPEND, commits)
+
+
+async def append(
+    conn: asyncpg.Connection,
+    table_id: str,
+    first_seq: int,
+    events: list[Event],
+    game_ms: int,
+    state: TableState,
+    snapshot: bool,
+    outbox_rows: Sequence[tuple[str, str, bytes]],
+    command_id: str | None = None,
+    response: bytes | None = None,
+) -> None:
+    """One command's commit on its own (`append_args`)."""
+    args = append_args(table_id, first_seq, events, game_ms, state, snapshot, outbox_rows, command_id, response)
+    await append_many(conn, [args])
 
 
 async def answered(conn: asyncpg.Connection, table_id: str, command_id: str) -> bytes | None:

@@ -47,6 +47,7 @@ from servicekit.errors import BadRequest, Corrupt, Forbidden, NotFound, Unavaila
 from servicekit.wire import envelope
 
 from . import store
+from .commits import GroupCommitter, NotSent, OutcomeUnknown
 
 log = logging.getLogger(__name__)
 
@@ -257,45 +258,35 @@ class TableActor:
         as Postgres decided; meanwhile nothing else is applied and new callers get UNAVAILABLE.
         """
         answer, envelopes, outbox, snapshot = self._prepare(state, first_seq, events, command_id)
-        try:
-            conn = await self.tables.pool.acquire()
-        except Exception as exc:
-            if not unreachable(exc):
-                raise
-            self.unsure = True  # nothing was sent; the next command first waits for Postgres
-            raise Unavailable(f"the table could not be saved ({type(exc).__name__}); nothing changed") from exc
+        args = store.append_args(
+            self.table_id,
+            first_seq,
+            events,
+            state.clock,
+            state,
+            snapshot,
+            outbox,
+            command_id or None,
+            answer if command_id else None,
+        )
         lost: BaseException | None = None
         committing = time.perf_counter()
         try:
-            await store.append(
-                conn,
-                self.table_id,
-                first_seq,
-                events,
-                state.clock,
-                state,
-                snapshot,
-                outbox,
-                command_id or None,
-                answer if command_id else None,
-            )
-        except Exception as exc:
-            if not unreachable(exc):
-                raise  # Postgres refused the statement: rolled back, `self.state` unchanged
+            await self.tables.committer.append(args)  # with other tables' commits waiting meanwhile
+        except NotSent as exc:
+            self.unsure = True  # nothing was sent; the next command first waits for Postgres
+            raise Unavailable(f"the table could not be saved ({exc}); nothing changed") from exc
+        except OutcomeUnknown as exc:
             lost = exc
-        finally:
-            await self.tables.pool.release(conn)
         if lost is None:
             COMMIT_SECONDS.observe(time.perf_counter() - committing)
-        if lost is not None:
-            await self.tables.pool.expire_connections()  # the others are likely dead too: reconnect, not reuse
         if lost is not None:
             log.warning(
                 "table %s: connection lost committing seq %d-%d (%s); reading the outcome back",
                 self.table_id,
                 first_seq,
                 state.seq,
-                type(lost).__name__,
+                lost,
             )
             COMMIT_UNSURE.inc()
             self.unsure = True
@@ -388,8 +379,11 @@ class Tables:
         snapshot_every: int = 500,
         default_scale: int = 1,
         token_secret: str = auth.DEV_TOKEN_SECRET,
+        group_commit: int = 128,
     ) -> None:
         self.pool = pool
+        #: Commits of many tables written together (`group_commit` at most per group; 1: one by one).
+        self.committer = GroupCommitter(pool, group_commit)
         self.token_secret = token_secret
         self.snapshot_every = snapshot_every
         self.default_scale = default_scale
@@ -506,6 +500,7 @@ class Tables:
     async def stop(self) -> None:
         for actor in list(self.actors.values()):
             await actor.stop()
+        await self.committer.stop()
 
     async def join(self, table_id: str, seat: int) -> str:
         """A signed token for `seat`: the same token every time (its expiry counts from the table's creation)."""

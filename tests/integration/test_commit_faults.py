@@ -16,11 +16,12 @@ import asyncpg
 import pytest
 
 from bots.heuristic import HeuristicBot
-from engine import RuleViolation, codec, replay
+from engine import RuleViolation, apply, codec, replay
 from servicekit import db
 from servicekit.errors import Corrupt, Unavailable
 from services.table import store
 from services.table import tables as tables_module
+from services.table.commits import GroupCommitter, NotSent
 from services.table.tables import TableActor, Tables
 
 pytestmark = pytest.mark.integration
@@ -109,18 +110,18 @@ async def assert_matches_postgres(t: Tables, actor: TableActor) -> list[int]:
 
 def fail_append(monkeypatch: pytest.MonkeyPatch, *, commit_first: bool, times: int = 1) -> list[int]:
     """The next `times` commits lose their connection, after the statement committed or before."""
-    real = store.append
+    real = store.append_many
     failed: list[int] = []
 
-    async def append(conn: asyncpg.Connection, table_id: str, first_seq: int, *args: Any, **kw: Any) -> None:
+    async def append_many(conn: asyncpg.Connection, commits: list[store.AppendArgs]) -> None:
         if len(failed) < times:
-            failed.append(first_seq)
+            failed.append(commits[0].seqs[0])
             if commit_first:
-                await real(conn, table_id, first_seq, *args, **kw)
+                await real(conn, commits)
             raise asyncpg.ConnectionDoesNotExistError("connection was closed in the middle of operation")
-        await real(conn, table_id, first_seq, *args, **kw)
+        await real(conn, commits)
 
-    monkeypatch.setattr(tables_module.store, "append", append)
+    monkeypatch.setattr(tables_module.store, "append_many", append_many)
     return failed
 
 
@@ -169,15 +170,15 @@ async def test_while_postgres_stays_away_the_table_waits_then_resolves_and_plays
     bot = HeuristicBot(9)
     await play(actor, bot, 10)
     pool = flaky(tables)
-    real = store.append
+    real = store.append_many
 
-    async def append_then_go_down(conn: asyncpg.Connection, *args: Any, **kw: Any) -> None:
-        monkeypatch.setattr(tables_module.store, "append", real)
-        await real(conn, *args, **kw)
+    async def append_then_go_down(conn: asyncpg.Connection, commits: list[store.AppendArgs]) -> None:
+        monkeypatch.setattr(tables_module.store, "append_many", real)
+        await real(conn, commits)
         pool.down = True  # Postgres dies as it commits: the answer never arrives
         raise ConnectionResetError(104, "Connection reset by peer")
 
-    monkeypatch.setattr(tables_module.store, "append", append_then_go_down)
+    monkeypatch.setattr(tables_module.store, "append_many", append_then_go_down)
     state = actor.state
     pending = asyncio.create_task(actor.submit(bot.choose(state, state.actor), "in-doubt", None))
     await wait_for(lambda: pool.refused >= 3)  # the actor retries reading the outcome, with backoff
@@ -263,3 +264,75 @@ async def wait_for(predicate: Callable[[], bool], timeout: float = 30.0) -> None
             await asyncio.sleep(0.01)
 
     await asyncio.wait_for(poll(), timeout)
+
+
+def next_commit(actor: TableActor, bot: HeuristicBot, command_id: str) -> store.AppendArgs:
+    """The commit the actor would make for the bot's next move (not applied in memory)."""
+    state = actor.state.copy()
+    first = state.seq + 1
+    events = apply(state, bot.choose(state, state.actor))
+    answer, _, outbox, snapshot = actor._prepare(state, first, events, command_id)
+    return store.append_args(actor.table_id, first, events, state.clock, state, snapshot, outbox, command_id, answer)
+
+
+async def event_seqs(pool: asyncpg.Pool, table_id: str) -> list[int]:
+    async with pool.acquire() as conn:
+        rows = await conn.fetch("SELECT seq FROM table_events WHERE table_id = $1 ORDER BY seq", table_id)
+    return [r["seq"] for r in rows]
+
+
+async def test_commits_of_many_tables_go_in_groups_and_each_table_matches_postgres(
+    tables: Tables, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real = store.append_many
+    sizes: list[int] = []
+
+    async def counted(conn: asyncpg.Connection, commits: list[store.AppendArgs]) -> None:
+        sizes.append(len(commits))
+        await real(conn, commits)
+
+    monkeypatch.setattr(tables_module.store, "append_many", counted)
+    actors = [await new_table(tables, seed=100 + i) for i in range(8)]
+    await asyncio.gather(*(play(a, HeuristicBot(100 + i), 30) for i, a in enumerate(actors)))
+    assert max(sizes) > 1, sizes  # commands of several tables shared a commit
+    assert sum(sizes) >= 8 * 25
+    for actor in actors:
+        await assert_matches_postgres(tables, actor)
+
+
+async def test_a_group_is_atomic_and_a_refused_commit_fails_alone(tables: Tables, raw_pool: asyncpg.Pool) -> None:
+    ann, bob, cy = [await new_table(tables, seed=200 + i) for i in range(3)]
+    good = next_commit(ann, HeuristicBot(1), "g1")
+    bad = next_commit(bob, HeuristicBot(2), "b1")._replace(seqs=[1])  # seq 1 is there: refused
+    other = next_commit(cy, HeuristicBot(3), "g2")
+    before = {a.table_id: await event_seqs(raw_pool, a.table_id) for a in (ann, bob, cy)}
+    # One group: all of it or nothing.
+    async with raw_pool.acquire() as conn:
+        with pytest.raises(asyncpg.UniqueViolationError):
+            await store.append_many(conn, [good, bad])
+    assert await event_seqs(raw_pool, ann.table_id) == before[ann.table_id]
+    # Through the committer: the group is refused, then its commits are tried one by one.
+    committer = GroupCommitter(raw_pool)
+    try:
+        results = await asyncio.gather(
+            committer.append(good), committer.append(bad), committer.append(other), return_exceptions=True
+        )
+    finally:
+        await committer.stop()
+    assert results[0] is None and results[2] is None, results
+    assert isinstance(results[1], asyncpg.UniqueViolationError)
+    assert await event_seqs(raw_pool, ann.table_id) == before[ann.table_id] + good.seqs
+    assert await event_seqs(raw_pool, cy.table_id) == before[cy.table_id] + other.seqs
+    assert await event_seqs(raw_pool, bob.table_id) == before[bob.table_id]
+
+
+async def test_a_group_whose_connection_is_refused_was_not_sent(raw_pool: asyncpg.Pool, tables: Tables) -> None:
+    actor = await new_table(tables, seed=300)
+    pool = FlakyPool(raw_pool)
+    pool.down = True
+    committer = GroupCommitter(pool)  # type: ignore[arg-type]
+    try:
+        with pytest.raises(NotSent):
+            await committer.append(next_commit(actor, HeuristicBot(4), "n1"))
+    finally:
+        await committer.stop()
