@@ -90,7 +90,7 @@ MESSAGE_DOCS: dict[str, str] = {
     "BuildingDemolished": "C4 (Duel card): a building demolished on an opponent's square.",
     "MrMonopolyMoved": "X6: after the move, on to the nearest unowned (else opponent's) property.",
     "DeedsDealt": "H3, H4: deeds dealt at the start of a short game; each player pays `prices` (all 0 when free).",
-    "DiceThrown": "C1: the nearest-utility card's own throw of the dice (not a move, not doubles).",
+    "DiceThrown": "C1: the nearest-utility card's own throw; G1 (hasbro): an opening throw choosing the starter.",
     "MortgageFeeDue": "M4: a mortgaged square was received; the receiver pays the fee or lifts it now.",
     "BuildingsSoldDown": "P8, P10: a hotel sold while the bank lacks houses: the group sells down as far as it must.",
     "TradeCardsOffered": "T2 (hasbro): the Get Out of Jail Free cards of the proposal just made.",

@@ -162,6 +162,9 @@ class TableConfig:
     end_after_bankruptcies: int | None = added(None)
     #: H5: the game ends (H6 valuation) at the first turn end from this game minute on (None: never).
     time_limit_minutes: int | None = added(None)
+    #: G1 (hasbro): the turn order is the seating from the highest opening roll, passing to the
+    #: left (False: a random seat order from the table's seed, online).
+    opening_roll: bool = added(False)
 
     def with_changes(self, **changes: Any) -> TableConfig:
         return replace(self, **changes)
@@ -344,7 +347,7 @@ def rule_card(config: TableConfig) -> str:
 
 def hasbro(**changes: Any) -> TableConfig:
     """The printed classic game (seeds 000, 001): B3-B4, C1-C3, H1, and the hasbro rules of
-    J2, J4, P8, P10, M2, M4, A2, T6, D3, D4."""
+    G1, J2, J4, P8, P10, M2, M4, A2, T6, D3, D4."""
     cfg = TableConfig(
         ruleset="hasbro",
         mode="hasbro",
@@ -384,6 +387,7 @@ def hasbro(**changes: Any) -> TableConfig:
         building_auction=True,  # P10
         bankrupt_auction=True,  # D4
         jail_cards_to_creditor=True,  # D3
+        opening_roll=True,  # G1
     )
     return cfg.with_changes(**changes) if changes else cfg
 

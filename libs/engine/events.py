@@ -352,7 +352,8 @@ class DeedsDealt(Event):
 
 @dataclass(slots=True)
 class DiceThrown(Event):
-    """C1: the nearest-utility card's own throw of the dice (not a move, not doubles)."""
+    """A throw of the dice that moves nobody and is no doubles: C1's nearest-utility card throw, or
+    G1's (hasbro) opening throws that choose who starts (the players tied highest throw again)."""
 
     seat: int
     d1: int

@@ -20,6 +20,7 @@ from .events import (
     ChoiceOffered,
     DeedsDealt,
     DiceRolled,
+    DiceThrown,
     Moved,
     MrMonopolyMoved,
     RentClaimLapsed,
@@ -55,9 +56,27 @@ SPEED_FACES = (1, 2, 3, SPEED_MR_MONOPOLY, SPEED_MR_MONOPOLY, SPEED_BUS)
 
 
 def set_turn_order(ctx: Ctx) -> None:
-    """G1: the turn order, fixed at the start (online: a random seat order from the table's seed)."""
+    """G1: the turn order, fixed at the start. Online: a random seat order from the table's seed.
+    Hasbro (`opening_roll`): every player throws the dice, in seating order, each throw a
+    `DiceThrown` so the choice of starter is seen and replayed; the players tied for the highest
+    throw again (decision), until one is highest; play starts there and passes to the left, so
+    the order is the seating rotated to the starter."""
     state = ctx.state
-    ctx.emit(TurnOrderSet(rng.shuffled(range(len(state.players)), state.rng_seed, state.rng_counter)))
+    n = len(state.players)
+    if not state.config.opening_roll:
+        ctx.emit(TurnOrderSet(rng.shuffled(range(n), state.rng_seed, state.rng_counter)))
+        return
+    contenders = list(range(n))
+    while len(contenders) > 1:
+        throws = []
+        for seat in contenders:
+            d1, d2 = rng.dice(state.rng_seed, state.rng_counter)
+            ctx.emit(DiceThrown(seat, d1, d2))
+            throws.append(d1 + d2)
+        high = max(throws)
+        contenders = [seat for seat, total in zip(contenders, throws, strict=True) if total == high]
+    starter = contenders[0]
+    ctx.emit(TurnOrderSet(tuple((starter + i) % n for i in range(n))))
 
 
 # -- checks ------------------------------------------------------------------
@@ -178,7 +197,10 @@ def mr_monopoly(ctx: Ctx) -> None:
 
 def _ev_turn_order(s: TableState, e: TurnOrderSet) -> None:
     s.order = list(e.order)
-    s.rng_counter += rng.shuffle_draws(len(e.order))
+    if s.config.opening_roll:  # G1 (hasbro): the opening throws (`DiceThrown`) drew the dice
+        s.throw = 0
+    else:
+        s.rng_counter += rng.shuffle_draws(len(e.order))
 
 
 def _ev_turn_started(s: TableState, e: TurnStarted) -> None:

@@ -46,6 +46,7 @@ from engine import (
     RuleViolation,
     SellBuilding,
     Tick,
+    TurnOrderSet,
     UseJailCard,
     apply,
     check_invariants,
@@ -260,6 +261,56 @@ def test_C2_birthday_collects_10_from_every_player() -> None:
     events = roll_onto(t, 2)
     dues = [e for e in events if isinstance(e, PaymentDue)]
     assert sorted((d.debtor, d.creditor, d.amount) for d in dues) == sorted((s, c, 10) for s in range(4) if s != c)
+
+
+# -- G1: the opening roll -------------------------------------------------------------------------
+
+
+def _opening(events: list[engine.Event]) -> tuple[list[DiceThrown], tuple[int, ...]]:
+    throws = [e for e in events if isinstance(e, DiceThrown)]
+    (order,) = [e.order for e in events if isinstance(e, TurnOrderSet)]
+    return throws, order
+
+
+def test_G1_the_highest_opening_throw_starts_and_play_passes_to_the_left() -> None:
+    for seed in range(40):
+        state, events = new_game(hasbro(), ["a", "b", "c", "d"], seed)
+        throws, order = _opening(events)
+        # every player throws, in seating order, before the order is set (the events show the choice)
+        assert [t.seat for t in throws[:4]] == [0, 1, 2, 3]
+        assert types(events)[1 : 1 + len(throws)] == ["DiceThrown"] * len(throws)
+        contenders, rest = [0, 1, 2, 3], throws
+        while len(contenders) > 1:  # each round: the contenders throw, the highest stay
+            round_, rest = rest[: len(contenders)], rest[len(contenders) :]
+            assert [t.seat for t in round_] == contenders
+            high = max(t.d1 + t.d2 for t in round_)
+            contenders = [t.seat for t in round_ if t.d1 + t.d2 == high]
+        assert rest == []
+        starter = order[0]
+        assert contenders == [starter]
+        assert order == tuple((starter + i) % 4 for i in range(4))  # a rotation of the seating
+        assert state.current == starter and state.throw == 0
+        assert state_to_data(replay(events)) == state_to_data(state)
+
+
+def test_G1_players_tied_for_the_highest_throw_throw_again_among_themselves() -> None:
+    seed = next(s for s in range(500) if len(_opening(new_game(hasbro(), ["a", "b", "c"], s)[1])[0]) > 3)
+    _, events = new_game(hasbro(), ["a", "b", "c"], seed)
+    throws, order = _opening(events)
+    first = {t.seat: t.d1 + t.d2 for t in throws[:3]}
+    tied = [seat for seat, total in first.items() if total == max(first.values())]
+    assert len(tied) >= 2
+    assert [t.seat for t in throws[3 : 3 + len(tied)]] == tied  # only the tied throw again, in seating order
+    assert order[0] in tied
+
+
+def test_G1_the_opening_draws_the_dice_the_replay_moves_past() -> None:
+    """Each opening throw takes two draws of the table's generator; a replay advances by them too."""
+    state, events = new_game(hasbro(), ["a", "b"], 3)
+    throws, _ = _opening(events)
+    deck_draws = 15 + 15  # the two 16-card decks' shuffles
+    assert state.rng_counter == 2 * len(throws) + deck_draws
+    assert replay(events).rng_counter == state.rng_counter
 
 
 # -- H1, J2, J4 ---------------------------------------------------------------------------------
