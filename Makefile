@@ -14,7 +14,9 @@ TABLES ?= 20
 # RULESET=hasbro: `make run` and `make demo` play the printed rule set's tables (MODE: a queued mode instead)
 RULESET ?= online
 MODE    ?=
-PLATFORM_GAME = --ruleset $(RULESET) $(if $(MODE),--mode $(MODE))
+# TLS=1: mTLS on every gRPC port and on the embedded NATS (a CA and a certificate made in the data dir)
+TLS     ?=
+PLATFORM_GAME = --ruleset $(RULESET) $(if $(MODE),--mode $(MODE)) $(if $(TLS),--tls)
 # buf from npm (@bufbuild/buf), into build/node: the schema's lint and breaking-change gate.
 BUF_VERSION := 1.75.0
 BUF         := build/node/node_modules/.bin/buf

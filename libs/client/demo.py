@@ -21,6 +21,7 @@ from monopoly.v1 import casino_pb2, rating_pb2, rating_pb2_grpc
 from servicekit import natsauth
 from servicekit import tls as tlskit
 from servicekit.embedded import DataDirBusy, servers
+from servicekit.settings import TLSSettings
 
 from . import BotTable, SubProtocolStubs, connect
 from .matchmaking import MatchmakingClient, Player, SeatTicket
@@ -103,7 +104,9 @@ async def _demo(tables: int, data_dir: Path, mode: str, clock_scale: int) -> int
         elapsed = time.perf_counter() - started
         pool = await asyncpg.create_pool(db_url, min_size=1, max_size=4)
         # the stream is read as the analytics reader: it reads the table events and may do nothing else
-        nc, js = await natsauth.connect(bus.url_for(natsauth.ANALYTICS) if bus else nats_url)
+        nc, js = await natsauth.connect(
+            bus.url_for(natsauth.ANALYTICS) if bus else nats_url, tls=tlskit.nats_context(TLSSettings.from_env())
+        )
         checks = [await check_table(pool, js, stub, g.table_id) for g in games]
         ledgers = [await ledger(g, services) for g in games]
         verdicts = {g.table_id: await game_verdict(rating, g.table_id) for g in games}

@@ -14,6 +14,7 @@ from .options import QUEUED_MODES, Subcommands
 
 RULESET_HELP = "online or hasbro: that rule set's standard game (classic or hasbro) unless --mode says"
 MODE_HELP = "a mode matchmaking queues (hasbro: the printed game, auctions, building and trades any time)"
+TLS_HELP = "mTLS on every gRPC port and on the embedded NATS, with a CA and a certificate made in DATA_DIR/tls"
 
 
 def add(sub: Subcommands) -> None:
@@ -25,6 +26,7 @@ def add(sub: Subcommands) -> None:
     run.add_argument("--duration", type=float, default=None, help="stop after this many seconds (default: Ctrl-C)")
     run.add_argument("--ruleset", choices=sorted(RULESETS), default=None, help=RULESET_HELP)
     run.add_argument("--mode", choices=sorted(QUEUED_MODES), default=None, help=MODE_HELP)
+    run.add_argument("--tls", action="store_true", help=TLS_HELP)
 
     demo = sub.add_parser("demo", help="play N bot tables through the platform to the end and verify their records")
     demo.set_defaults(handler=start)
@@ -33,6 +35,7 @@ def add(sub: Subcommands) -> None:
     demo.add_argument("--mode", choices=sorted(QUEUED_MODES), default=None, help=MODE_HELP)
     demo.add_argument("--clock-scale", type=int, default=60)
     demo.add_argument("--data-dir", type=Path, default=Path(".platform"))
+    demo.add_argument("--tls", action="store_true", help=TLS_HELP)
 
 
 def start(args: argparse.Namespace) -> int:
@@ -46,6 +49,12 @@ def start(args: argparse.Namespace) -> int:
     if args.ruleset is not None and PRESETS[mode]().ruleset != args.ruleset:
         print(f"monopoly {args.command}: {mode} is not a mode of the {args.ruleset} rule set", file=sys.stderr)
         return 2
+    if args.tls:
+        from servicekit import certs
+
+        issued = certs.issue(args.data_dir / "tls", "platform")  # localhost and 127.0.0.1
+        # this process's and the services' TLS_* settings (servicekit.settings.TLSSettings)
+        os.environ.update({"TLS_CERT": str(issued.cert), "TLS_KEY": str(issued.key), "TLS_CA": str(issued.ca)})
     if args.command == "demo":
         return asyncio.run(demo(args.tables, args.data_dir, mode, args.clock_scale))
     return asyncio.run(run(args.data_dir, args.tables, args.clock_scale, args.duration, mode))

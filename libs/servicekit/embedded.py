@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 from . import natsauth
 from .natsauth import BusUsers
+from .settings import TLSSettings
 
 
 class DataDirBusy(RuntimeError):
@@ -285,13 +286,24 @@ class Servers(NamedTuple):
 @contextlib.contextmanager
 def servers(data_dir: Path) -> Iterator[Servers]:
     """The environment's NATS_URL and DATABASE_URL when set, else embedded servers (NATS with the
-    platform's users), with the data folder locked (`data_dir_lock`) until they stop: NATS first,
-    then Postgres."""
+    platform's users, and TLS when TLS_CERT is set), with the data folder locked (`data_dir_lock`)
+    until they stop: NATS first, then Postgres."""
     with contextlib.ExitStack() as stack:
         stack.enter_context(data_dir_lock(data_dir))
         db_url = os.environ.get("DATABASE_URL") or stack.enter_context(postgres_server(data_dir))
         if os.environ.get("NATS_URL"):
             yield Servers(os.environ["NATS_URL"], db_url, None)
             return
-        bus = stack.enter_context(nats_server(data_dir))
+        bus = stack.enter_context(nats_server(data_dir, tls=nats_tls(TLSSettings.from_env())))
         yield Servers(bus.url, db_url, bus)
+
+
+def nats_tls(tls: TLSSettings) -> dict[str, object] | None:
+    """The embedded server's `tls` block from this process's TLS_* settings: its certificate, and client
+    certificates required when TLS_CLIENT_AUTH is `require`; None without a certificate."""
+    if not tls.server:
+        return None
+    block: dict[str, object] = {"cert_file": tls.cert, "key_file": tls.key}
+    if tls.ca:
+        block.update(ca_file=tls.ca, verify=tls.require_client_cert)
+    return block
