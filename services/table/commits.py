@@ -2,7 +2,7 @@
 together, in one atomic `executemany` (one round trip, one WAL flush), and each is answered only
 once that whole group is in Postgres. Durability is unchanged; the per-commit cost is shared.
 
-A table's actor hands its commit (the arguments of `store.append`) to `GroupCommitter.append`
+A table's actor hands its commit (`store.append_args`) to `GroupCommitter.append`
 and waits. `COMMITTERS` loops take whatever is waiting when they are free, up to `max_batch`
 commits: at low load a group is one commit and nothing waits for a window; under load the groups
 grow by themselves. What can go wrong is told apart, because the actor's recovery differs:

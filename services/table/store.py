@@ -129,23 +129,6 @@ async def append_many(conn: asyncpg.Connection, commits: Sequence[AppendArgs]) -
         await conn.executemany(_APPEND, commits)
 
 
-async def append(
-    conn: asyncpg.Connection,
-    table_id: str,
-    first_seq: int,
-    events: list[Event],
-    game_ms: int,
-    state: TableState,
-    snapshot: bool,
-    outbox_rows: Sequence[tuple[str, str, bytes]],
-    command_id: str | None = None,
-    response: bytes | None = None,
-) -> None:
-    """One command's commit on its own (`append_args`)."""
-    args = append_args(table_id, first_seq, events, game_ms, state, snapshot, outbox_rows, command_id, response)
-    await append_many(conn, [args])
-
-
 async def answered(conn: asyncpg.Connection, table_id: str, command_id: str) -> bytes | None:
     r = await conn.fetchval(
         "SELECT response FROM table_commands WHERE table_id = $1 AND command_id = $2", table_id, command_id

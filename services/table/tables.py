@@ -437,7 +437,8 @@ class Tables:
         # The table's row and its first events in one transaction: never a table without events.
         async with self.pool.acquire() as conn, conn.transaction():
             await store.create_table(conn, table_id, mode, players, seed, epoch, scale)
-            await store.append(conn, table_id, 1, events, state.clock, state, snapshot, outbox)
+            first = store.append_args(table_id, 1, events, state.clock, state, snapshot, outbox)
+            await store.append_many(conn, [first])
         actor._committed(state, len(events), envelopes, "", answer, snapshot)
         self.actors[table_id] = actor
         ACTIVE_TABLES.inc()

@@ -249,7 +249,7 @@ async def test_a_table_whose_first_events_fail_leaves_no_row(tables: Tables, mon
     async def refuse(*args: Any, **kw: Any) -> None:
         raise asyncpg.CheckViolationError("refused")
 
-    monkeypatch.setattr(tables_module.store, "append", refuse)
+    monkeypatch.setattr(tables_module.store, "append_many", refuse)
     async with tables.pool.acquire() as conn:
         before = await conn.fetchval("SELECT count(*) FROM tables")
     with pytest.raises(asyncpg.CheckViolationError):
