@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 import tempfile
 import time
@@ -35,6 +34,7 @@ from client import BotTable, connect
 from client.platform import Platform
 from servicekit import auth
 from servicekit.embedded import servers
+from servicekit.settings import token_secret
 
 #: Pushes per second one connection gets at a table of people (about a command a second).
 HUMAN_PUSHES_PER_S = 1.0
@@ -75,7 +75,7 @@ async def watch(platform: Platform, pid: int, tables: int, watchers: int) -> tup
     games = [BotTable(stub, seed=100 + i, players=4) for i in range(tables)]
     for g in games:
         await g.create()
-    secret = os.environ.get("TOKEN_SECRET", auth.DEV_TOKEN_SECRET)
+    secret = token_secret()  # the platform's key (Platform sets TOKEN_SECRET from its data folder)
     pushes = 0
 
     async def follow(session: aiohttp.ClientSession, table_id: str) -> None:

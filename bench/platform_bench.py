@@ -40,7 +40,7 @@ import nats
 import psutil
 from rich.console import Console
 
-from client import BotTable, SubProtocolStubs, connect
+from client import BotTable, SubProtocolStubs, connect, platform_channel
 from client.load import LoadSpec, Report, Targets, run_load
 from client.platform import Platform
 from servicekit import natsauth
@@ -91,7 +91,7 @@ async def measure_echo(stream: bool = False, seconds: float = 5.0, in_flight: in
     proc = multiprocessing.get_context("spawn").Process(target=_run_echo_server, args=(port,), daemon=True)
     proc.start()
     try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        async with platform_channel(f"127.0.0.1:{port}") as channel:
             call = channel.unary_unary(ECHO)
             chat = channel.stream_stream(ECHO_STREAM)
             await channel.channel_ready()

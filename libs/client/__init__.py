@@ -64,9 +64,10 @@ from monopoly.v1 import (
     trade_pb2_grpc,
 )
 from servicekit import auth
-from servicekit import tls as tlskit
 from servicekit.settings import token_secret
 from servicekit.wire import command_to_proto, event_from_proto, trade_terms
+
+from .channels import operator_token, platform_channel
 
 log = logging.getLogger("client.bots")
 
@@ -99,13 +100,14 @@ def retry_after(exc: grpc.aio.AioRpcError) -> float:
 def bot_service_token() -> str:
     """The token the platform's own bot drivers join and watch tables with (role "service", name "bots").
 
-    Signed with TOKEN_SECRET (the dev secret when unset), the key the services verify with.
+    Signed with TOKEN_SECRET / TOKEN_SECRETS (no default: the launcher sets it), the key the services verify with.
     """
     return auth.service_token(token_secret(), "bots")
 
 
-def connect(target: str) -> tuple[grpc.aio.Channel, table_pb2_grpc.TableServiceStub]:
-    channel = tlskit.channel(target)
+def connect(target: str, token: str | None = None) -> tuple[grpc.aio.Channel, table_pb2_grpc.TableServiceStub]:
+    """A table service stub whose calls carry `token` (default: the platform's operator token)."""
+    channel = platform_channel(target, token)
     return channel, table_pb2_grpc.TableServiceStub(channel)
 
 
@@ -127,7 +129,7 @@ class SubProtocolStubs:
             ("casino", casino_pb2_grpc.CasinoServiceStub),
         ):
             if name in targets:
-                channel = tlskit.channel(targets[name])
+                channel = platform_channel(targets[name])
                 stubs.channels.append(channel)
                 setattr(stubs, name, stub_type(channel))
         return stubs
@@ -597,4 +599,4 @@ class BotTable:
             await asyncio.sleep(CATCH_UP_S)
 
 
-__all__ = ["BotTable", "SubProtocolStubs", "bot_service_token", "connect"]
+__all__ = ["BotTable", "SubProtocolStubs", "bot_service_token", "connect", "operator_token", "platform_channel"]

@@ -15,7 +15,8 @@ from collections.abc import AsyncIterator
 import grpc
 
 from monopoly.v1 import auction_pb2, auction_pb2_grpc
-from servicekit import tls as tlskit
+
+from .channels import platform_channel
 
 AuctionView = auction_pb2.AuctionView
 
@@ -25,7 +26,7 @@ class AuctionClient:
 
     def __init__(self, target: str, channel: grpc.aio.Channel | None = None) -> None:
         self._own = channel is None
-        self.channel = channel if channel is not None else tlskit.channel(target)
+        self.channel = channel if channel is not None else platform_channel(target)
         self.stub = auction_pb2_grpc.AuctionServiceStub(self.channel)
 
     async def close(self) -> None:

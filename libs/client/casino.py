@@ -14,11 +14,12 @@ from collections.abc import Sequence
 import grpc
 
 from monopoly.v1 import casino_pb2, casino_pb2_grpc
-from servicekit import tls as tlskit
+
+from .channels import platform_channel
 
 
 def connect(target: str) -> tuple[grpc.aio.Channel, casino_pb2_grpc.CasinoServiceStub]:
-    channel = tlskit.channel(target)
+    channel = platform_channel(target)
     return channel, casino_pb2_grpc.CasinoServiceStub(channel)
 
 

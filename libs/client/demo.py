@@ -24,6 +24,7 @@ from servicekit.embedded import DataDirBusy, servers
 from servicekit.settings import TLSSettings
 
 from . import BotTable, SubProtocolStubs, connect
+from .channels import platform_channel
 from .matchmaking import MatchmakingClient, Player, SeatTicket
 from .platform import Platform
 from .run import NAMES, RATING_MIN_REAL_MINUTES, run
@@ -63,7 +64,7 @@ async def _demo(tables: int, data_dir: Path, mode: str, clock_scale: int) -> int
         )
         channel, stub = connect(platform.table_target)
         services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
-        rating_channel = tlskit.channel(platform.target("rating"))
+        rating_channel = platform_channel(platform.target("rating"))
         rating = rating_pb2_grpc.RatingServiceStub(rating_channel)
         seats_per_table = 3 if mode == "duel" else 4
         reasons: Counter[str] = Counter()  # auctions by why they opened (A1/A2, P10, D4, M3)

@@ -19,7 +19,8 @@ import grpc
 
 from monopoly.v1 import matchmaking_pb2 as pb
 from monopoly.v1 import matchmaking_pb2_grpc
-from servicekit import tls as tlskit
+
+from .channels import platform_channel
 
 #: How long `wait_match` waits by default (seconds); reconnects to WatchQueue meanwhile.
 WAIT_S = 120.0
@@ -45,7 +46,7 @@ class SeatTicket:
 
 class MatchmakingClient:
     def __init__(self, target: str) -> None:
-        self.channel = tlskit.channel(target)
+        self.channel = platform_channel(target)
         self.stub = matchmaking_pb2_grpc.MatchmakingServiceStub(self.channel)
 
     async def __aenter__(self) -> MatchmakingClient:

@@ -23,6 +23,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from servicekit import auth, settings
 from servicekit import tls as tlskit
 from servicekit.embedded import die_with_parent, free_port
 from servicekit.natsauth import BusUsers
@@ -121,6 +122,18 @@ async def health(target: str, timeout: float = 1.0, tls: TLSSettings | None = No
     return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
 
 
+def use_key(data_dir: Path, extra_env: dict[str, str]) -> auth.Keyring:
+    """The token key of a platform on `data_dir`: TOKEN_SECRETS / TOKEN_SECRET when given (in
+    `extra_env` or this process's environment), else the data folder's own random key
+    (`auth.data_dir_secret`, `<data_dir>/token_secret`, mode 0600), which is then set as this
+    process's TOKEN_SECRET: its services inherit it and its own clients (bots, the view) sign with it."""
+    given = {k: v for k, v in {**os.environ, **extra_env}.items() if k in ("TOKEN_SECRET", "TOKEN_SECRETS") and v}
+    if not given:
+        os.environ["TOKEN_SECRET"] = auth.data_dir_secret(data_dir)
+        given = {"TOKEN_SECRET": os.environ["TOKEN_SECRET"]}
+    return settings.token_secret(given)
+
+
 def available_services() -> tuple[str, ...]:
     """The services this checkout has (each is a package `services/<name>` with a `main` module)."""
     return tuple(name for name in SERVICES if (ROOT / "services" / name / "main.py").exists())
@@ -148,6 +161,8 @@ class Platform:
     processes: dict[str, ServiceProcess] = field(init=False)
     #: Each service's /metrics port.
     metrics_ports: dict[str, int] = field(init=False)
+    #: The key every service signs and verifies tokens with (`use_key`).
+    token_secret: auth.Keyring = field(init=False)
 
     def __post_init__(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -155,6 +170,7 @@ class Platform:
         if unknown:
             raise ValueError(f"unknown service(s): {', '.join(sorted(unknown))}")
         ports = {name: free_port() for name in SERVICES}
+        self.token_secret = use_key(self.data_dir, self.extra_env)
         env = {
             **os.environ,
             "NATS_URL": self.nats_url,

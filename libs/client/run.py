@@ -44,12 +44,12 @@ from rich.table import Table
 
 from engine import Event, PlayerBankrupt, TableState, TurnTimedOut
 from monopoly.v1 import matchmaking_pb2, rating_pb2, rating_pb2_grpc, table_pb2
-from servicekit import tls as tlskit
 from servicekit.embedded import DataDirBusy, psql_command, servers
 from sim.narrate import describe
 
 from . import BotTable, SubProtocolStubs, bot_service_token, connect
 from .botseats import BotSeats
+from .channels import platform_channel
 from .matchmaking import MatchmakingClient, Player, SeatTicket
 from .platform import DEFAULT_METRICS_PORTS, Platform, health
 
@@ -300,7 +300,7 @@ class Run:
         self.channel, self.stub = connect(platform.table_target)
         self.services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
         self.mm = MatchmakingClient(platform.target("matchmaking"))
-        self.rating_channel = tlskit.channel(platform.target("rating"))
+        self.rating_channel = platform_channel(platform.target("rating"))
         self.rating = rating_pb2_grpc.RatingServiceStub(self.rating_channel)
         self.seating = Seating()
         # People play in a browser (the gateway's lobby); BotSeats plays the seats they leave to bots

@@ -15,11 +15,12 @@ from collections.abc import Sequence
 import grpc
 
 from monopoly.v1 import trade_pb2, trade_pb2_grpc
-from servicekit import tls as tlskit
+
+from .channels import platform_channel
 
 
 def connect_trade(target: str) -> tuple[grpc.aio.Channel, trade_pb2_grpc.TradeServiceStub]:
-    channel = tlskit.channel(target)
+    channel = platform_channel(target)
     return channel, trade_pb2_grpc.TradeServiceStub(channel)
 
 

@@ -1,17 +1,27 @@
 """Signed, expiring tokens: who may act for which seat of which table.
 
 A token is `base64url(claims JSON) "." base64url(HMAC-SHA256(claims))` with a
-key every service shares (settings.token_secret), so any service verifies a
-token without asking the one that issued it. Roles: "player" acts for its
-seat, "spectator" only watches, "service" is another service of the platform
-(it may send the results of sub-protocols, `engine.SYSTEM_COMMANDS`).
+key every service shares (`settings.token_secret`: a `Keyring`), so any service
+verifies a token without asking the one that issued it. The claims name the key
+(`"k"`, its key id): during a rotation the services accept the old key and the
+new one, and sign with the first (TOKEN_SECRETS="new:...,old:..."). Roles:
+"player" acts for its seat, "spectator" only watches one table, "account" is a
+registered player (RegisterPlayer: queues and lobbies; a lobby's host), "service"
+is another service of the platform (it may send the results of sub-protocols,
+`engine.SYSTEM_COMMANDS`), "operator" is whoever runs the platform (tables
+created by hand, `monopoly run` and `demo`).
+
+There is no default key: the platform's launcher makes a random one per data
+folder (`data_dir_secret`), a service started without one refuses to start
+(`settings.token_secret`), and only MONOPOLY_DEV=1 uses a per-machine dev key.
 
 Services never verify a token in their handlers: the server interceptor
 (`grpcserver.TokenVerification`, installed by `grpcserver.start_server`)
-verifies the token field of every request that has one (`TOKEN_FIELDS`) before
-the handler runs and keeps the claims for the call; the handler reads them
-with `current_claims()` and checks what the call needs (`require_seat`,
-`require_table`, `require_service`).
+verifies the request's token (its token field, `TOKEN_FIELDS`, or else the
+`authorization: Bearer <token>` metadata) and checks it against the method's
+line of `access.POLICY` before the handler runs, then keeps the claims for the
+call; the handler reads them with `current_claims()` and checks what only it
+knows (`require_seat`, the lobby's host).
 """
 
 from __future__ import annotations
@@ -21,15 +31,27 @@ import contextvars
 import hashlib
 import hmac
 import json
+import os
+import secrets
 import time
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from .errors import Forbidden, Unauthenticated
 
-ROLES = ("player", "spectator", "service")
-#: The key tokens are signed with when TOKEN_SECRET is not set: fine for a laptop, never for a host.
-DEV_TOKEN_SECRET = "monopoly-dev-secret-change-me"
+ROLES = ("player", "spectator", "account", "service", "operator")
+#: Roles whose tokens hold for every table ("*"); a player's or spectator's token holds for its own table only.
+PLATFORM_ROLES = ("service", "operator")
+#: A key shorter than this is refused: a secret must not be guessable.
+MIN_SECRET_LENGTH = 16
+#: SHA-256 digests of keys that were public (the former built-in default): refused wherever they are set.
+PUBLIC_SECRET_DIGESTS = frozenset({"86d41470dc9620036dc6c0dd3714607e9370404037d6b2aba883318eb1b0f79e"})
+#: The file of a data folder that keeps its key (`data_dir_secret`), readable by its owner only.
+SECRET_FILE = "token_secret"
+#: The gRPC metadata key of a call's token when its request has no token field: "Bearer <token>".
+METADATA_KEY = "authorization"
 #: Seat tokens live this long unless issued otherwise: longer than any game.
 DEFAULT_TTL_S = 24 * 3600
 ANY_TABLE = "*"
@@ -59,12 +81,111 @@ class Claims:
             raise Forbidden(f"this token acts for seat {self.seat}, not seat {seat}")
 
     def require_table(self, table_id: str) -> None:
-        if self.table_id not in (table_id, ANY_TABLE):
+        """Refuse unless this token holds for `table_id` (its own table; every table: a service or operator)."""
+        if not self.holds_for(table_id):
             raise Forbidden("the token is for another table")
+
+    def holds_for(self, table_id: str) -> bool:
+        if self.table_id == table_id:
+            return self.role in ("player", "spectator", *PLATFORM_ROLES)
+        return self.table_id == ANY_TABLE and self.role in PLATFORM_ROLES
 
     def require_service(self) -> None:
         if self.role != "service":
             raise Forbidden("only the platform's services may send this")
+
+
+class WeakSecret(ValueError):
+    """A key that is too short or was public: tokens signed with it could be forged by anyone."""
+
+
+def check_secret(secret: str) -> str:
+    """`secret`, unless it is too short or a key that was public (`WeakSecret`)."""
+    if len(secret) < MIN_SECRET_LENGTH:
+        raise WeakSecret(f"a token key must have at least {MIN_SECRET_LENGTH} characters (e.g. `openssl rand -hex 32`)")
+    if hashlib.sha256(secret.encode()).hexdigest() in PUBLIC_SECRET_DIGESTS:
+        raise WeakSecret("this token key was public (the former built-in default): anyone could forge tokens with it")
+    return secret
+
+
+def key_id(secret: str) -> str:
+    """The id of a key given without one (TOKEN_SECRET): a digest's first 8 hex digits, which reveal nothing."""
+    return hashlib.sha256(b"monopoly-key-id:" + secret.encode()).hexdigest()[:8]
+
+
+@dataclass(frozen=True, slots=True)
+class Keyring:
+    """The keys tokens are verified with, by key id; the first signs (rotation: the new key first,
+    the old one second until every token signed with it has expired)."""
+
+    keys: tuple[tuple[str, str], ...]
+
+    def __post_init__(self) -> None:
+        if not self.keys:
+            raise WeakSecret("at least one token key is required")
+        ids = [kid for kid, _ in self.keys]
+        if len(set(ids)) != len(ids) or not all(ids):
+            raise WeakSecret("each token key needs an id of its own")
+        if not all(secret for _, secret in self.keys):
+            raise WeakSecret("a token key is empty")
+
+    def checked(self) -> Keyring:
+        """This keyring, unless one of its keys is too short or was public (`check_secret`): what a
+        service is started with passes this (`settings.token_secret`)."""
+        for _, secret in self.keys:
+            check_secret(secret)
+        return self
+
+    @staticmethod
+    def of(secret: str | Keyring) -> Keyring:
+        """A keyring as it is: a single key (TOKEN_SECRET) gets its derived id (`key_id`)."""
+        return secret if isinstance(secret, Keyring) else Keyring(((key_id(secret), secret),))
+
+    @staticmethod
+    def parse(text: str) -> Keyring:
+        """TOKEN_SECRETS: `kid:secret` entries separated by commas, the signing key first."""
+        keys: list[tuple[str, str]] = []
+        for entry in filter(None, (e.strip() for e in text.split(","))):
+            kid, sep, secret = entry.partition(":")
+            if not sep:
+                raise WeakSecret("TOKEN_SECRETS entries are `kid:secret` (the signing key first)")
+            keys.append((kid.strip(), secret.strip()))
+        return Keyring(tuple(keys))
+
+    @property
+    def signing(self) -> tuple[str, str]:
+        return self.keys[0]
+
+    def secret_of(self, kid: str) -> str | None:
+        return next((secret for k, secret in self.keys if k == kid), None)
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Every key's text (the logs scrub them)."""
+        return tuple(secret for _, secret in self.keys)
+
+    def __repr__(self) -> str:  # never a key in a log line or a traceback
+        return f"Keyring(ids={[kid for kid, _ in self.keys]})"
+
+
+#: What the functions below take: a keyring or one key.
+Secret = str | Keyring
+
+
+def data_dir_secret(data_dir: Path) -> str:
+    """The key of a data folder: read from `<data_dir>/token_secret`, made at random (mode 0600)
+    the first time, so a platform restarted on the same folder accepts the tokens it gave out."""
+    path = data_dir / SECRET_FILE
+    data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        if path.stat().st_mode & 0o077:
+            path.chmod(0o600)
+        return check_secret(path.read_text().strip())
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_hex(32) + "\n")
+    return check_secret(path.read_text().strip())
 
 
 def _b64(data: bytes) -> str:
@@ -80,7 +201,7 @@ def _sign(secret: str, body: str) -> str:
 
 
 def issue(
-    secret: str,
+    secret: Secret,
     table_id: str,
     seat: int,
     player: str,
@@ -90,29 +211,46 @@ def issue(
 ) -> str:
     if role not in ROLES:
         raise ValueError(f"role must be one of {ROLES}")
+    kid, key = Keyring.of(secret).signing
     expires = int((time.time() if now is None else now) + ttl_s)
-    claims = {"t": table_id, "s": seat, "p": player, "r": role, "e": expires}
+    claims = {"t": table_id, "s": seat, "p": player, "r": role, "e": expires, "k": kid}
     body = _b64(json.dumps(claims, separators=(",", ":"), sort_keys=True).encode())
-    return f"{body}.{_sign(secret, body)}"
+    return f"{body}.{_sign(key, body)}"
 
 
-def service_token(secret: str, service: str, ttl_s: int = DEFAULT_TTL_S) -> str:
+def service_token(secret: Secret, service: str, ttl_s: int = DEFAULT_TTL_S) -> str:
     """A token for service-to-service calls (any table, no seat)."""
     return issue(secret, ANY_TABLE, -1, service, role="service", ttl_s=ttl_s)
 
 
-def verify(secret: str, token: str, now: float | None = None) -> Claims:
-    """The token's claims; UNAUTHENTICATED if it is malformed, forged or expired."""
+def operator_token(secret: Secret, operator: str = "operator", ttl_s: int = DEFAULT_TTL_S) -> str:
+    """A token of whoever runs the platform (any table, no seat): CreateTable, RegisterPlayer, reads."""
+    return issue(secret, ANY_TABLE, -1, operator, role="operator", ttl_s=ttl_s)
+
+
+def verify(secret: Secret, token: str, now: float | None = None) -> Claims:
+    """The token's claims; UNAUTHENTICATED if it is malformed, forged, signed with a key this
+    platform does not hold (any more), or expired."""
     if not token:
         raise Unauthenticated("a seat token is required")
     body, _, signature = token.partition(".")
-    if not body or not signature or not hmac.compare_digest(_sign(secret, body), signature):
+    try:
+        raw = json.loads(_unb64(body)) if body and signature else None
+    except ValueError:
+        raw = None
+    if not isinstance(raw, dict):
+        raise Unauthenticated("the token is not valid (malformed or not signed by this platform)")
+    key = Keyring.of(secret).secret_of(str(raw.get("k", "")))
+    if key is None:
+        raise Unauthenticated("the token is not valid (signed with a key this platform does not hold)")
+    if not hmac.compare_digest(_sign(key, body), signature):
         raise Unauthenticated("the token is not valid (malformed or not signed by this platform)")
     try:
-        raw = json.loads(_unb64(body))
         claims = Claims(str(raw["t"]), int(raw["s"]), str(raw["p"]), str(raw["r"]), int(raw["e"]))
     except (ValueError, KeyError, TypeError):
         raise Unauthenticated("the token is not valid (unreadable claims)") from None
+    if claims.role not in ROLES:
+        raise Unauthenticated("the token is not valid (unknown role)")
     if claims.expires < (time.time() if now is None else now):
         raise Unauthenticated("the token has expired")
     return claims
@@ -128,8 +266,32 @@ def token_field(request: Any) -> str | None:
     return _token_field_of[name]
 
 
-def verify_request(secret: str, request: Any) -> Claims | None:
-    """The claims of the request's token (None: the request has no token field).
+def bearer(metadata: Iterable[tuple[str, str | bytes]] | None) -> str:
+    """The token of a call's `authorization: Bearer <token>` metadata ("" when it has none)."""
+    for key, value in metadata or ():
+        if key == METADATA_KEY:
+            text = value.decode() if isinstance(value, bytes) else value
+            scheme, _, token = text.partition(" ")
+            return token.strip() if scheme.lower() == "bearer" else ""
+    return ""
+
+
+def metadata(token: str) -> Sequence[tuple[str, str]]:
+    """The call metadata that carries `token` (for requests without a token field)."""
+    return ((METADATA_KEY, f"Bearer {token}"),)
+
+
+def request_token(request: Any, call_metadata: Iterable[tuple[str, str | bytes]] | None = None) -> tuple[str, str]:
+    """(where the token came from, the token): the request's token field when it has one (that field
+    only), else the call's `authorization` metadata. The token is "" when there is none."""
+    field = token_field(request)
+    if field is not None:
+        return field, getattr(request, field)
+    return METADATA_KEY, bearer(call_metadata)
+
+
+def verify_request(secret: Secret, request: Any) -> Claims | None:
+    """The claims of the request's token field (None: the request has no token field).
 
     UNAUTHENTICATED when the field is empty or the token malformed, forged or expired.
     """

@@ -56,6 +56,11 @@ class Forbidden(PermissionError):
     """A seat token that does not own the seat: PERMISSION_DENIED."""
 
 
+class Conflict(RuntimeError):
+    """An idempotency key already used for something else (a command id reused with another command,
+    or by another seat): ALREADY_EXISTS. Nothing changed; the first use keeps its answer."""
+
+
 class Stale(RuntimeError):
     """The request was made against a state that has moved on: ABORTED."""
 

@@ -4,17 +4,18 @@ Every service raises plain exceptions; `ErrorMapping` turns them into statuses:
 `RuleViolation` -> FAILED_PRECONDITION (the rule ID in the message and in the
 trailing metadata `rule-id`), `BadRequest` -> INVALID_ARGUMENT, `NotFound` ->
 NOT_FOUND, `Unauthenticated` -> UNAUTHENTICATED,
-`Forbidden` -> PERMISSION_DENIED, `Stale` -> ABORTED,
+`Forbidden` -> PERMISSION_DENIED, `Stale` -> ABORTED, `Conflict` -> ALREADY_EXISTS,
 `Unavailable` -> UNAVAILABLE, `Corrupt` -> DATA_LOSS, a handler running past its deadline ->
 DEADLINE_EXCEEDED. Postgres or NATS out of reach (`errors.unreachable`: a refused or lost
 connection) is UNAVAILABLE too, never INTERNAL; every UNAVAILABLE carries the trailing metadata
 `retry-after-ms`. Anything else is INTERNAL and logged.
 
-`TokenVerification` verifies the token of every request that carries one
-(`auth.TOKEN_FIELDS`, found from the request's descriptor) before the handler
-runs, and keeps the claims for `auth.current_claims()`; a request without a
-token field passes untouched. `start_server` installs both, the error mapping
-outermost, so a refused token becomes UNAUTHENTICATED like any `Unauthenticated`.
+`TokenVerification` verifies the token of every call (a request's token field,
+`auth.TOKEN_FIELDS`, or else the `authorization: Bearer <token>` metadata) and
+checks it against the method's line of `access.POLICY` before the handler runs,
+then keeps the claims for `auth.current_claims()`; a method the policy does not
+list is refused. `start_server` installs both, the error mapping outermost, so a
+refused token becomes UNAUTHENTICATED and a refused principal PERMISSION_DENIED.
 """
 
 from __future__ import annotations
@@ -32,11 +33,12 @@ from prometheus_client import Counter
 
 from engine import RuleViolation
 
-from . import auth, settings, validate
+from . import access, auth, settings, validate
 from . import tls as tlskit
 from .errors import (
     RETRY_AFTER_MS,
     BadRequest,
+    Conflict,
     Corrupt,
     Forbidden,
     NotFound,
@@ -55,6 +57,12 @@ TOKENS_REFUSED = Counter(
     ["method"],
 )
 
+CALLS_DENIED = Counter(
+    "grpc_calls_denied_total",
+    "Calls refused by the access policy (servicekit.access: a principal the method does not allow, another table)",
+    ["method"],
+)
+
 #: Adds a servicer to a server (each service's `api.register` returns a list of them).
 Registration = Callable[[grpc.aio.Server], None]
 
@@ -68,6 +76,7 @@ _STATUS: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (Unauthenticated, grpc.StatusCode.UNAUTHENTICATED),
     (Forbidden, grpc.StatusCode.PERMISSION_DENIED),
     (Stale, grpc.StatusCode.ABORTED),
+    (Conflict, grpc.StatusCode.ALREADY_EXISTS),
     (Unavailable, grpc.StatusCode.UNAVAILABLE),
     (Corrupt, grpc.StatusCode.DATA_LOSS),
 )
@@ -206,24 +215,46 @@ def _mapped_stream(
     return mapped
 
 
-class TokenVerification(grpc.aio.ServerInterceptor):
-    """Verify the request's token (`auth.verify_request`) and keep its claims for the call.
+def authorize(secret: auth.Secret, method: str, request: Any, metadata: Any = None) -> auth.Claims | None:
+    """The verified claims of the call's token (None: no token, and the method needs none), checked
+    against the method's line of `access.POLICY`; UNAUTHENTICATED (no token, a malformed, forged or
+    expired one) or PERMISSION_DENIED (a principal the line does not name, another table, a method
+    the policy does not list) otherwise. The token is the request's token field when it has one,
+    else the call's `authorization: Bearer <token>` metadata."""
+    source, token = auth.request_token(request, metadata)
+    try:
+        if not token:
+            if access.needs_token(method):
+                rule = access.rule_of(method)
+                who = ", ".join(rule.who) if rule else ""
+                where = source if source != auth.METADATA_KEY else "the authorization metadata (Bearer <token>)"
+                raise Unauthenticated(f"{where} is required: a signed token of this platform ({who}) for {method}")
+            claims = None
+        else:
+            claims = auth.verify(secret, token)
+    except Unauthenticated:
+        TOKENS_REFUSED.labels(method).inc()
+        raise
+    try:
+        access.check(method, claims, request)
+    except (Unauthenticated, Forbidden):
+        CALLS_DENIED.labels(method).inc()
+        raise
+    return claims
 
-    Runs inside `ErrorMapping` (after it in the server's interceptor list): an
-    `Unauthenticated` raised here reaches the client as UNAUTHENTICATED.
+
+class TokenVerification(grpc.aio.ServerInterceptor):
+    """Verify the call's token and check it against `access.POLICY` (`authorize`), then keep its
+    claims for the call (`auth.current_claims()`).
+
+    Runs inside `ErrorMapping` (after it in the server's interceptor list): an `Unauthenticated` or
+    `Forbidden` raised here reaches the client as UNAUTHENTICATED or PERMISSION_DENIED.
     """
 
-    def __init__(self, secret: str) -> None:
+    def __init__(self, secret: auth.Secret) -> None:
         if not secret:
             raise ValueError("the token secret is required")
-        self.secret = secret
-
-    def _verify(self, request: Any, method: str) -> auth.Claims | None:
-        try:
-            return auth.verify_request(self.secret, request)
-        except Unauthenticated:
-            TOKENS_REFUSED.labels(method).inc()
-            raise
+        self.secret = auth.Keyring.of(secret)
 
     async def intercept_service(
         self,
@@ -234,11 +265,12 @@ class TokenVerification(grpc.aio.ServerInterceptor):
         if handler is None:
             return handler
         method = str(details.method)
+        metadata = tuple(details.invocation_metadata or ())
         if handler.unary_unary is not None:
             inner = handler.unary_unary
 
             async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                token = auth.set_current_claims(self._verify(request, method))
+                token = auth.set_current_claims(authorize(self.secret, method, request, metadata))
                 try:
                     return await inner(request, context)
                 finally:
@@ -250,15 +282,27 @@ class TokenVerification(grpc.aio.ServerInterceptor):
 
             async def streaming(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
                 # Set in the call's own task: the handler's generator runs in it, no other call sees it.
-                auth.set_current_claims(self._verify(request, method))
+                auth.set_current_claims(authorize(self.secret, method, request, metadata))
                 async for item in stream(request, context):
                     yield item
 
             return grpc.unary_stream_rpc_method_handler(
                 streaming, handler.request_deserializer, handler.response_serializer
             )
-        # Streams of requests (TableService.Play) verify each request's token in the handler: one
-        # stream carries many requests. Client-streaming calls: the platform has none.
+        if handler.stream_stream is not None and access.rule_of(method) is None:
+
+            async def denied(requests: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                CALLS_DENIED.labels(method).inc()
+                access.check(method, None, None)  # not in the policy: PERMISSION_DENIED
+                nothing: tuple[Any, ...] = ()
+                for item in nothing:
+                    yield item
+
+            return grpc.stream_stream_rpc_method_handler(
+                denied, handler.request_deserializer, handler.response_serializer
+            )
+        # Streams of requests (TableService.Play) authorize each request in the handler (`authorize`):
+        # one stream carries many requests. Client-streaming calls: the platform has none.
         return handler
 
 
@@ -267,13 +311,13 @@ async def start_server(
     port: int,
     register: Iterable[Registration],
     service_names: Iterable[str],
-    token_secret: str | None = None,
+    token_secret: auth.Secret | None = None,
     tls: settings.TLSSettings | None = None,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """Start a server on host:port (0: any free port) and return it with the bound port.
 
     `token_secret` verifies the tokens of requests (`TokenVerification`); None reads
-    TOKEN_SECRET from the environment (`settings.token_secret`: the dev secret if unset).
+    TOKEN_SECRET / TOKEN_SECRETS from the environment (`settings.token_secret`: no default).
     With `tls` carrying a certificate the port serves TLS only (mTLS when it requires client
     certificates: `servicekit.tls`).
     """

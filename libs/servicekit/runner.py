@@ -30,7 +30,7 @@ import asyncpg
 import grpc
 from nats.js import JetStreamContext
 
-from . import db, grpcserver, health, idempotency, lifecycle, logs, metrics, natsauth, tls
+from . import auth, credentials, db, grpcserver, health, idempotency, lifecycle, logs, metrics, natsauth, tls
 from .consumers import Consumers
 from .grpcserver import Registration
 from .outbox import Relay
@@ -54,8 +54,10 @@ class Runtime:
 
     def channel(self, target: str) -> grpc.aio.Channel:
         """A channel to another service (TLS, with this service's certificate, as its settings say),
-        closed by the runner at shutdown."""
-        channel = tls.channel(target, self.settings.tls)
+        closed by the runner at shutdown; its calls carry this service's own service token
+        (`servicekit.access`: SERVICE)."""
+        token = auth.service_token(self.settings.token_secret, self.settings.service)
+        channel = credentials.channel(target, token, self.settings.tls)
         self._channels.append(channel)
         return channel
 
@@ -140,7 +142,7 @@ def run_service(spec: ServiceSpec[AppT]) -> None:
     """A service's `main`: logging (LOG_FORMAT, LOG_LEVEL; the token key and the database password
     scrubbed from every line), one event loop, `serve` until a signal."""
     s = spec.settings
-    logs.configure(spec.name, [s.token_secret, s.nats_password, logs.database_password(s.database_url)])
+    logs.configure(spec.name, [*s.token_secret.secrets, s.nats_password, logs.database_password(s.database_url)])
     lifecycle.run(lambda: serve(spec))
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
-from .auth import DEV_TOKEN_SECRET
+from .auth import Keyring, WeakSecret, data_dir_secret
 
 Env = Mapping[str, str]
 
@@ -21,9 +22,43 @@ def environ(env: Env | None = None) -> Env:
     return os.environ if env is None else env
 
 
-def token_secret(env: Env | None = None) -> str:
-    """TOKEN_SECRET: the HMAC key of seat and service tokens, shared by every service (dev key if unset)."""
-    return environ(env).get("TOKEN_SECRET", DEV_TOKEN_SECRET)
+class MissingSecret(SystemExit):
+    """No usable token key: the service stops at once with this message (no traceback, exit status 1)."""
+
+
+def dev_mode(env: Env | None = None) -> bool:
+    """MONOPOLY_DEV=1: a laptop's explicit dev mode (a per-machine dev key when no key is set)."""
+    return environ(env).get("MONOPOLY_DEV", "") in ("1", "true", "yes")
+
+
+def dev_secret_dir(env: Env | None = None) -> Path:
+    """Where dev mode keeps its per-machine key: $XDG_STATE_HOME/monopoly (~/.local/state/monopoly)."""
+    e = environ(env)
+    return Path(e.get("XDG_STATE_HOME") or Path(e.get("HOME", "~")).expanduser() / ".local" / "state") / "monopoly"
+
+
+def token_secret(env: Env | None = None) -> Keyring:
+    """The keys of seat, service and operator tokens, shared by every service.
+
+    TOKEN_SECRETS ("kid2:secret2,kid1:secret1", the first signs: a rotation), else TOKEN_SECRET (one
+    key), else, with MONOPOLY_DEV=1 only, a random per-machine key kept in `dev_secret_dir` (mode 0600).
+    Without any, or with a key too short or once public: `MissingSecret`, the service does not start.
+    """
+    e = environ(env)
+    try:
+        if e.get("TOKEN_SECRETS"):
+            return Keyring.parse(e["TOKEN_SECRETS"]).checked()
+        if e.get("TOKEN_SECRET"):
+            return Keyring.of(e["TOKEN_SECRET"]).checked()
+        if dev_mode(e):
+            return Keyring.of(data_dir_secret(dev_secret_dir(e))).checked()
+    except WeakSecret as exc:
+        raise MissingSecret(f"TOKEN_SECRET refused: {exc}") from None
+    raise MissingSecret(
+        "TOKEN_SECRET is not set: every service needs the same random key to sign and verify tokens "
+        "(e.g. TOKEN_SECRET=$(openssl rand -hex 32); TOKEN_SECRETS=new:...,old:... during a rotation). "
+        "`make run`, `make demo` and the tests make one per data folder; MONOPOLY_DEV=1 uses a per-machine dev key."
+    )
 
 
 def secret_value(env: Env, name: str) -> str:
@@ -102,7 +137,7 @@ class TLSSettings:
 class Settings:
     """What `servicekit.runner.run_service` needs of any service: where NATS and Postgres are, the
     host and ports it serves on (`<NAME>_GRPC_PORT`, `<NAME>_METRICS_PORT`; metrics port 0: none)
-    the token key, and who the service is on the bus: NATS_USER (its name by default) and
+    the token keys (no default: `token_secret`), and who the service is on the bus: NATS_USER (its name by default) and
     NATS_PASSWORD (or NATS_PASSWORD_FILE; empty: no credentials, for an open server); and TLS
     (`TLSSettings`)."""
 
@@ -112,7 +147,7 @@ class Settings:
     host: str
     grpc_port: int
     metrics_port: int
-    token_secret: str = DEV_TOKEN_SECRET
+    token_secret: Keyring
     nats_user: str = ""
     nats_password: str = ""
     tls: TLSSettings = TLSSettings()

@@ -9,6 +9,7 @@ they are reached at (`servicekit.certs` for tests and compose, cert-manager on K
 from __future__ import annotations
 
 import ssl
+from collections.abc import Sequence
 from pathlib import Path
 
 import grpc
@@ -42,12 +43,15 @@ def channel_credentials(tls: TLSSettings) -> grpc.ChannelCredentials | None:
     )
 
 
-def channel(target: str, tls: TLSSettings | None = None) -> grpc.aio.Channel:
-    """A channel to `target`, TLS as `tls` says (None: this process's TLS_* settings)."""
+def channel(
+    target: str, tls: TLSSettings | None = None, interceptors: Sequence[grpc.aio.ClientInterceptor] = ()
+) -> grpc.aio.Channel:
+    """A channel to `target`, TLS as `tls` says (None: this process's TLS_* settings), its calls
+    through `interceptors` (`servicekit.credentials`: a token on every call)."""
     credentials = channel_credentials(tls if tls is not None else TLSSettings.from_env())
     if credentials is None:
-        return grpc.aio.insecure_channel(target)
-    return grpc.aio.secure_channel(target, credentials)
+        return grpc.aio.insecure_channel(target, interceptors=list(interceptors))
+    return grpc.aio.secure_channel(target, credentials, interceptors=list(interceptors))
 
 
 def nats_context(tls: TLSSettings) -> ssl.SSLContext | None:

@@ -55,8 +55,7 @@ from monopoly.v1 import (
     trade_pb2,
     trade_pb2_grpc,
 )
-from servicekit import auth
-from servicekit import tls as tlskit
+from servicekit import auth, credentials
 from servicekit.errors import Unauthenticated
 from servicekit.settings import TLSSettings
 from servicekit.wire import command_to_proto, event_from_proto, trade_terms
@@ -112,13 +111,15 @@ class Backends:
         trade: str = "",
         casino: str = "",
         tls: TLSSettings | None = None,
+        token: str = "",
     ) -> Backends:
-        """Channels to the services (TLS as `tls` says; None: plaintext)."""
+        """Channels to the services (TLS as `tls` says; None: plaintext) whose calls carry `token`
+        (the gateway's service token) unless a call sets its own (a browser's token)."""
         channels: dict[str, grpc.aio.Channel] = {}
 
         def channel(target: str) -> grpc.aio.Channel:
             if target not in channels:
-                channels[target] = tlskit.channel(target, tls or TLSSettings())
+                channels[target] = credentials.channel(target, token, tls or TLSSettings())
             return channels[target]
 
         return cls(
@@ -183,7 +184,7 @@ class Clock:
 class Session:
     """The requests and pushes of one browser connection."""
 
-    def __init__(self, backends: Backends, secret: str, push: Push) -> None:
+    def __init__(self, backends: Backends, secret: auth.Secret, push: Push) -> None:
         self.backends = backends
         self.secret = secret
         self.push = push
@@ -217,9 +218,14 @@ class Session:
 
     async def _op_lobby(self, r: api.Lobby) -> Any:
         request = matchmaking_pb2.ListTablesRequest()
-        if r.player_token and "player_token" in request.DESCRIPTOR.fields_by_name:
-            request.player_token = r.player_token  # spectator tokens go to signed-in players only
-        reply = await self.backends.matchmaking.ListTables(request, timeout=CALL_TIMEOUT_S)
+        if r.player_token:  # a signed-in player asks with its own token, and gets spectator tokens
+            reply = await self.backends.matchmaking.ListTables(
+                request, timeout=CALL_TIMEOUT_S, metadata=auth.metadata(r.player_token)
+            )
+        else:  # the gateway's own token; an anonymous browser sees the tables, never a spectator token
+            reply = await self.backends.matchmaking.ListTables(request, timeout=CALL_TIMEOUT_S)
+            for running in reply.running:
+                running.spectator_token = ""
         return to_dict(reply)
 
     async def _op_enqueue(self, r: api.Enqueue) -> Any:
@@ -269,7 +275,7 @@ class Session:
 
     async def _op_watch(self, r: api.Watch) -> Any:
         claims = self._claims(r.token)
-        if claims.table_id not in (r.table_id, auth.ANY_TABLE):
+        if not claims.holds_for(r.table_id):  # a seat or spectator token of this table (an account token: none)
             raise api.GatewayError("PERMISSION_DENIED", "the token is for another table")
         self._stop("table")
         self._stop("auction")

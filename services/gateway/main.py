@@ -17,7 +17,7 @@ import orjson
 from aiohttp import WSMsgType, web
 from prometheus_client import Counter, Gauge
 
-from servicekit import grpcserver, lifecycle, logs, metrics
+from servicekit import auth, grpcserver, lifecycle, logs, metrics
 
 from . import api
 from .handlers import Backends, Session
@@ -116,7 +116,7 @@ async def healthz(request: web.Request) -> web.Response:
     return web.Response(text="ok")
 
 
-def make_app(backends: Backends, secret: str, settings: GatewaySettings) -> web.Application:
+def make_app(backends: Backends, secret: auth.Secret, settings: GatewaySettings) -> web.Application:
     app = web.Application()
     app["backends"] = backends
     app["secret"] = secret
@@ -132,9 +132,15 @@ async def serve(gw: GatewaySettings, ready: asyncio.Event | None = None, stop: a
     """The gateway's process. Not `servicekit.runner.run_service`: that assembles a service around its
     Postgres pool and JetStream, and the gateway has neither (it is stateless); the order is the same."""
     settings = gw.base
-    logs.configure("gateway", [settings.token_secret])  # as every service: LOG_FORMAT, tokens scrubbed
+    logs.configure("gateway", list(settings.token_secret.secrets))  # as every service: LOG_FORMAT, tokens scrubbed
     backends = Backends.connect(
-        gw.table_target, gw.matchmaking_target, gw.auction_target, gw.trade_target, gw.casino_target, settings.tls
+        gw.table_target,
+        gw.matchmaking_target,
+        gw.auction_target,
+        gw.trade_target,
+        gw.casino_target,
+        settings.tls,
+        token=auth.service_token(settings.token_secret, "gateway"),  # RegisterPlayer, ListTables, reads
     )
     runner = web.AppRunner(make_app(backends, settings.token_secret, gw), access_log=None)
     await runner.setup()

@@ -13,10 +13,11 @@ Two instances never book one ticket twice. A crash between CreateTable and
 the commit leaves an orphan table nobody holds a seat token for (its turns
 time out); the tickets wait on and are matched again.
 
-Player tokens: `auth.issue(secret, "*", -1, player_id, role="spectator")`
-(`player_token`): they identify the player to this service and can only watch
-tables elsewhere. Seat tokens: `auth.issue(secret, table_id, seat, player_id)`
-issued as of the match's formation (the same token on every ask).
+Player tokens: `auth.issue(secret, "*", -1, player_id, role="account")`
+(`player_token`): they identify the player to this service (and the rating
+service); they watch no table (a seat or spectator token of that table does).
+Seat tokens: `auth.issue(secret, table_id, seat, player_id)` issued as of the
+match's formation (the same token on every ask).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ class Matchmaker:
         self,
         pool: asyncpg.Pool,
         table: table_pb2_grpc.TableServiceStub,
-        token_secret: str,
+        token_secret: auth.Secret,
         rules: Rules,
         clock_scale: int = 1,
         external: tuple[str, ...] = (),
@@ -115,7 +116,7 @@ class Matchmaker:
         `claims` are the call's `player_token` / `host_token`, verified by the server's
         interceptor (forged or expired tokens never get here: `auth.current_claims()`).
         """
-        if claims.role != "spectator" or claims.table_id != auth.ANY_TABLE or claims.seat != -1:
+        if claims.role != "account" or claims.table_id != auth.ANY_TABLE or claims.seat != -1:
             raise Unauthenticated("not a player token: RegisterPlayer gives one")
         return claims.player
 
@@ -124,7 +125,7 @@ class Matchmaker:
         player_id = "p-" + secrets.token_hex(8)
         async with self.pool.acquire() as conn:
             await store.add_player(conn, player_id, name, is_bot)
-        token = auth.issue(self.secret, auth.ANY_TABLE, -1, player_id, role="spectator", ttl_s=PLAYER_TOKEN_TTL_S)
+        token = auth.issue(self.secret, auth.ANY_TABLE, -1, player_id, role="account", ttl_s=PLAYER_TOKEN_TTL_S)
         return player_id, token
 
     async def _lock(self, conn: asyncpg.Connection, player_id: str) -> asyncpg.Record:

@@ -12,7 +12,7 @@ from engine import RuleViolation, Tick, codec
 from engine.events import Event, TableCreated
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
 from servicekit import auth, grpcserver, validate
-from servicekit.errors import BadRequest, Stale, Unauthenticated
+from servicekit.errors import BadRequest, Stale
 from servicekit.grpcserver import Registration
 from servicekit.wire import command_from_proto, envelope
 
@@ -105,7 +105,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         answered with its status (the stream stays open), anything else ends the stream."""
         async for request in requests:
             try:
-                claims = auth.verify_request(self.tables.token_secret, request)
+                claims = grpcserver.authorize(self.tables.token_secret, PLAY_METHOD, request)
                 token = auth.set_current_claims(claims)
                 try:
                     answer = await self.SubmitCommand(request, context)
@@ -115,8 +115,6 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 code = grpcserver.status_of(exc)
                 if code is None:
                     raise
-                if isinstance(exc, Unauthenticated):
-                    grpcserver.TOKENS_REFUSED.labels(PLAY_METHOD).inc()
                 rule = exc.rule if isinstance(exc, RuleViolation) else ""
                 retry = grpcserver.retry_after_ms(exc) if code is grpc.StatusCode.UNAVAILABLE else 0
                 refusal = table_pb2.PlayRefusal(code=code.name, message=str(exc), rule_id=rule, retry_after_ms=retry)
@@ -128,7 +126,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.WatchTableRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[table_pb2.WatchTableResponse]:
         table_id = _table_id(request.table_id)
-        auth.current_claims().require_table(table_id)  # a player or spectator of this table, or a service
+        auth.current_claims().require_table(table_id)  # a player or spectator of this table, or the platform
         if request.from_seq < 0:
             raise BadRequest("from_seq must be 0 or more")
         actor = await self.tables.get(table_id)

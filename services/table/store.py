@@ -58,8 +58,8 @@ WITH events AS (
     INSERT INTO table_events (table_id, seq, type, payload, game_ms)
     SELECT $1, seq, type, payload::jsonb, $5 FROM unnest($2::bigint[], $3::text[], $4::text[]) AS e(seq, type, payload)
 ), answer AS (
-    INSERT INTO table_commands (table_id, command_id, response)
-    SELECT $1, $8, $9 WHERE $8::text IS NOT NULL
+    INSERT INTO table_commands (table_id, command_id, response, digest)
+    SELECT $1, $8, $9, $14 WHERE $8::text IS NOT NULL
 ), out AS (
     INSERT INTO outbox (subject, msg_id, payload)
     SELECT subject, msg_id, payload FROM unnest($10::text[], $11::text[], $12::bytea[]) WITH ORDINALITY
@@ -87,6 +87,8 @@ class AppendArgs(NamedTuple):
     msg_ids: list[str]
     outbox_payloads: list[bytes]
     snapshot: str | None
+    #: The digest the command id is bound to (`tables.command_digest`).
+    digest: str | None = None
 
 
 def append_args(
@@ -99,6 +101,7 @@ def append_args(
     outbox_rows: Sequence[tuple[str, str, bytes]],
     command_id: str | None = None,
     response: bytes | None = None,
+    digest: str | None = None,
 ) -> AppendArgs:
     """One command's events, the table's progress, the command's answer and its outbox rows (in
     publishing order), as the parameters of one statement."""
@@ -116,6 +119,7 @@ def append_args(
         [row[1] for row in outbox_rows],
         [row[2] for row in outbox_rows],
         codec.dumps(codec.state_to_data(state)) if snapshot else None,
+        digest,
     )
 
 
@@ -129,11 +133,12 @@ async def append_many(conn: asyncpg.Connection, commits: Sequence[AppendArgs]) -
         await conn.executemany(_APPEND, commits)
 
 
-async def answered(conn: asyncpg.Connection, table_id: str, command_id: str) -> bytes | None:
-    r = await conn.fetchval(
-        "SELECT response FROM table_commands WHERE table_id = $1 AND command_id = $2", table_id, command_id
+async def answered(conn: asyncpg.Connection, table_id: str, command_id: str) -> tuple[bytes, str | None] | None:
+    """The first answer to `command_id` and the digest of the command it was (None: rows from before digests)."""
+    r = await conn.fetchrow(
+        "SELECT response, digest FROM table_commands WHERE table_id = $1 AND command_id = $2", table_id, command_id
     )
-    return bytes(r) if r is not None else None
+    return (bytes(r["response"]), r["digest"]) if r is not None else None
 
 
 async def table(conn: asyncpg.Connection, table_id: str) -> TableRow | None:

@@ -11,6 +11,7 @@ the next deadline in the state comes due.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import secrets
@@ -42,8 +43,8 @@ from engine import (
 )
 from engine.config import PRESET_SETTINGS, rule_card
 from monopoly.v1 import common_pb2, table_pb2
-from servicekit import auth, bus, logs, signals, validate
-from servicekit.errors import BadRequest, Corrupt, Forbidden, NotFound, Unavailable, unreachable
+from servicekit import auth, bus, logs, settings, signals, validate
+from servicekit.errors import BadRequest, Conflict, Corrupt, Forbidden, NotFound, Unavailable, unreachable
 from servicekit.wire import envelope
 
 from . import store
@@ -79,6 +80,13 @@ RESYNC_FIRST_DELAY_S = 0.05
 RESYNC_MAX_DELAY_S = 1.0
 
 
+def command_digest(command: Command | None, seat: int | None) -> str:
+    """What a command id is bound to: who sent it (a seat, or the platform: None) and the command's content."""
+    who = "platform" if seat is None else f"seat:{seat}"
+    body = codec.dumps(codec.command_to_data(command)) if command is not None else "clock"
+    return hashlib.sha256(f"{who}\n{body}".encode()).hexdigest()
+
+
 def wall_ms() -> int:
     return time.time_ns() // 1_000_000
 
@@ -109,7 +117,8 @@ class TableActor:
     snapshot_seq: int
     queue: asyncio.Queue[Request | None] = field(default_factory=asyncio.Queue)
     watchers: set[asyncio.Queue[list[common_pb2.Envelope] | None]] = field(default_factory=set)
-    recent: OrderedDict[str, bytes] = field(default_factory=OrderedDict)
+    #: The latest answers by command id, with the digest of the command each was (`command_digest`).
+    recent: OrderedDict[str, tuple[bytes, str]] = field(default_factory=OrderedDict)
     timer: asyncio.TimerHandle | None = None
     task: asyncio.Task[None] | None = None
     #: A commit failed on a lost connection: Postgres may hold more than `state` until it is read back.
@@ -183,9 +192,9 @@ class TableActor:
     async def _handle(self, command: Command | None, command_id: str, seat: int | None) -> bytes:
         kind = type(command).__name__ if command is not None else "Tick"
         started = time.perf_counter()
+        digest = command_digest(command, seat) if command_id else ""
         if command_id and (cached := self.recent.get(command_id)) is not None:
-            COMMANDS.labels(kind, "retried").inc()
-            return cached
+            return self._retried(kind, command_id, digest, cached)
         if command is not None and seat is not None and command.seat != seat:  # seat None: the platform
             COMMANDS.labels(kind, "forbidden").inc()
             raise Forbidden(f"this token acts for seat {seat}, not seat {command.seat}")
@@ -206,7 +215,7 @@ class TableActor:
         answer = b""
         if events:
             try:
-                answer = await self._commit(state, first_seq, events, "" if violation else command_id)
+                answer = await self._commit(state, first_seq, events, "" if violation else command_id, digest)
             except asyncpg.UniqueViolationError:
                 # A retry of a command answered before this process's memory (or, never expected, a seq
                 # Postgres already has): take Postgres's state and answer as the first time.
@@ -214,21 +223,32 @@ class TableActor:
                 first = await self._answered(command_id) if command_id else None
                 if first is None:
                     raise Unavailable("the table moved on in Postgres meanwhile; nothing changed") from None
-                COMMANDS.labels(kind, "retried").inc()
-                return first
+                return self._retried(kind, command_id, digest, first)
         if violation is not None:
             if command_id:  # a retry from before this process's memory is answered as the first time
                 first = await self._answered(command_id)
                 if first is not None:
-                    COMMANDS.labels(kind, "retried").inc()
-                    return first
+                    return self._retried(kind, command_id, digest, first)
             COMMANDS.labels(kind, "refused").inc()
             raise violation
         COMMANDS.labels(kind, "ok").inc()
         COMMAND_SECONDS.observe(time.perf_counter() - started)
         return answer
 
-    async def _answered(self, command_id: str) -> bytes | None:
+    def _retried(self, kind: str, command_id: str, digest: str, first: tuple[bytes, str | None]) -> bytes:
+        """The first answer to a retried command id, if the retry is the same command from the same
+        seat; ALREADY_EXISTS otherwise (an id is bound to what it was first used for)."""
+        answer, bound = first
+        if bound is not None and bound != digest:
+            COMMANDS.labels(kind, "conflict").inc()
+            raise Conflict(
+                f"command_id {command_id!r} was already used at this table for another command or by another "
+                "seat; a retry repeats the same command with the same token, a new command takes a new id"
+            )
+        COMMANDS.labels(kind, "retried").inc()
+        return answer
+
+    async def _answered(self, command_id: str) -> tuple[bytes, str | None] | None:
         async with self.tables.pool.acquire() as conn:
             return await store.answered(conn, self.table_id, command_id)
 
@@ -249,7 +269,9 @@ class TableActor:
         snapshot = state.finished or state.seq - self.snapshot_seq >= self.tables.snapshot_every
         return answer, envelopes, outbox, snapshot
 
-    async def _commit(self, state: TableState, first_seq: int, events: list[Event], command_id: str) -> bytes:
+    async def _commit(
+        self, state: TableState, first_seq: int, events: list[Event], command_id: str, digest: str = ""
+    ) -> bytes:
         """Commit `events` (taking `state` from `self.state` to the new one), then adopt `state`.
 
         A connection refused before the statement was sent: nothing committed, the caller is told
@@ -268,6 +290,7 @@ class TableActor:
             outbox,
             command_id or None,
             answer if command_id else None,
+            digest if command_id else None,
         )
         lost: BaseException | None = None
         committing = time.perf_counter()
@@ -293,7 +316,7 @@ class TableActor:
             if not await self._resync(state.seq):
                 raise Unavailable(f"the table could not be saved ({type(lost).__name__}); nothing changed") from lost
             state = self.state  # what Postgres holds, replayed: the decided state
-        self._committed(state, len(events), envelopes, command_id, answer, snapshot)
+        self._committed(state, len(events), envelopes, command_id, answer, snapshot, digest)
         return answer
 
     def _committed(
@@ -304,6 +327,7 @@ class TableActor:
         command_id: str,
         answer: bytes,
         snapshot: bool,
+        digest: str = "",
     ) -> None:
         """After a commit: adopt the state, remember the answer, tell watchers and the relay."""
         self.state = state
@@ -311,7 +335,7 @@ class TableActor:
             self.snapshot_seq = state.seq
         EVENTS.inc(n_events)
         if command_id:
-            self.recent[command_id] = answer
+            self.recent[command_id] = (answer, digest)
             if len(self.recent) > RECENT_ANSWERS:
                 self.recent.popitem(last=False)
         for q in self.watchers:
@@ -378,13 +402,14 @@ class Tables:
         pool: asyncpg.Pool,
         snapshot_every: int = 500,
         default_scale: int = 1,
-        token_secret: str = auth.DEV_TOKEN_SECRET,
+        token_secret: auth.Secret | None = None,
         group_commit: int = 128,
     ) -> None:
         self.pool = pool
         #: Commits of many tables written together (`group_commit` at most per group; 1: one by one).
         self.committer = GroupCommitter(pool, group_commit)
-        self.token_secret = token_secret
+        #: The keys seat tokens are signed and verified with (None: TOKEN_SECRET, `settings.token_secret`).
+        self.token_secret = auth.Keyring.of(token_secret if token_secret is not None else settings.token_secret())
         self.snapshot_every = snapshot_every
         self.default_scale = default_scale
         self.actors: dict[str, TableActor] = {}

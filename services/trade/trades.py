@@ -116,7 +116,7 @@ class Trades:
         self,
         pool: asyncpg.Pool,
         table: table_pb2_grpc.TableServiceStub,
-        token_secret: str,
+        token_secret: auth.Secret,
         wake: Callable[[], None] = lambda: None,
     ) -> None:
         self.pool = pool

@@ -15,10 +15,9 @@ import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
-import grpc
 import pytest
 
-from client import SubProtocolStubs, connect
+from client import SubProtocolStubs, connect, platform_channel
 from client.botseats import BotSeats
 from client.platform import Platform
 from monopoly.v1 import matchmaking_pb2_grpc
@@ -74,7 +73,7 @@ async def gateway_platform(browser_server_urls: Servers) -> AsyncIterator[Platfo
     await asyncio.gather(*(process.start(timeout=180) for process in p.processes.values()))
     channel, table = connect(p.table_target)
     services = SubProtocolStubs.connect({n: p.target(n) for n in p.external})
-    mm_channel = grpc.aio.insecure_channel(p.target("matchmaking"))
+    mm_channel = platform_channel(p.target("matchmaking"))
     bots = BotSeats(table, matchmaking_pb2_grpc.MatchmakingServiceStub(mm_channel), services, think_s=0.0)
     bots_task = asyncio.create_task(bots.run())
     try:

@@ -30,7 +30,7 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from rich.console import Console
 
-from client import BotTable, SubProtocolStubs, connect
+from client import BotTable, SubProtocolStubs, connect, platform_channel
 from client.demo import ledger, queue_players
 from client.matchmaking import MatchmakingClient, SeatTicket
 from client.platform import Platform
@@ -85,7 +85,7 @@ async def rig() -> AsyncIterator[Rig]:
         await ensure_stream(js)
         channel, stub = connect(platform.table_target)
         services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
-        rating_channel = grpc.aio.insecure_channel(platform.target("rating"))
+        rating_channel = platform_channel(platform.target("rating"))
         mm = MatchmakingClient(platform.target("matchmaking"))
         r = Rig(
             postgres, nats_server, platform, pool, js, nc, stub, services, mm,
@@ -272,7 +272,7 @@ async def until_health(rig: Rig, status: int, timeout: float) -> None:
     for name in rig.platform.processes:
         if name in NO_BACKING_SERVERS:
             continue
-        async with grpc.aio.insecure_channel(rig.platform.target(name)) as channel:
+        async with platform_channel(rig.platform.target(name)) as channel:
             stub = health_pb2_grpc.HealthStub(channel)
             while True:
                 with contextlib.suppress(grpc.aio.AioRpcError):

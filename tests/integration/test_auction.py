@@ -14,7 +14,7 @@ import grpc
 import pytest
 from nats.js import JetStreamContext
 
-from client import bot_service_token
+from client import bot_service_token, platform_channel
 from client.auction import AuctionClient
 from client.platform import Platform
 from engine import (
@@ -34,7 +34,7 @@ from engine import (
 )
 from monopoly.v1 import auction_pb2, common_pb2, table_pb2, table_pb2_grpc
 from servicekit import auth, bus, signals
-from servicekit.settings import DEV_TOKEN_SECRET
+from servicekit.settings import token_secret
 from servicekit.wire import command_to_proto, event_from_proto
 from services.auction import store as auction_store
 from services.auction.handlers import DURABLE as AUCTION_DURABLE
@@ -56,7 +56,7 @@ def services(platform: Platform) -> Platform:
 
 @pytest.fixture(scope="module")
 async def table_stub(services: Platform) -> AsyncIterator[table_pb2_grpc.TableServiceStub]:
-    async with grpc.aio.insecure_channel(services.table_target) as channel:
+    async with platform_channel(services.table_target) as channel:
         yield table_pb2_grpc.TableServiceStub(channel)
 
 
@@ -248,7 +248,7 @@ async def test_A1_bids_need_the_seats_own_valid_token_and_a_legal_amount(
     with pytest.raises(grpc.aio.AioRpcError) as exc:  # another seat's token
         await auctions.bid(game.table_id, bidder, view.min_bid, game.tokens[me])
     assert exc.value.code() == grpc.StatusCode.PERMISSION_DENIED
-    other_table = auth.issue(DEV_TOKEN_SECRET, "another-table", bidder, "bob")
+    other_table = auth.issue(token_secret(), "another-table", bidder, "bob")
     with pytest.raises(grpc.aio.AioRpcError) as exc:
         await auctions.bid(game.table_id, bidder, view.min_bid, other_table)
     assert exc.value.code() == grpc.StatusCode.PERMISSION_DENIED

@@ -24,6 +24,7 @@ import grpc
 import pytest
 from nats.js import JetStreamContext
 
+from client import platform_channel
 from client.casino import connect as casino_connect
 from client.casino import decline, open_bet, place_bet
 from client.casino import pool as get_pool
@@ -65,7 +66,7 @@ def casino_platform(platform: Platform) -> Platform:
 async def stubs(
     platform: Platform, casino_platform: Platform
 ) -> AsyncIterator[tuple[table_pb2_grpc.TableServiceStub, casino_pb2_grpc.CasinoServiceStub]]:
-    table_channel = grpc.aio.insecure_channel(platform.table_target)
+    table_channel = platform_channel(platform.table_target)
     casino_channel, casino = casino_connect(casino_platform.target("casino"))
     try:
         yield table_pb2_grpc.TableServiceStub(table_channel), casino

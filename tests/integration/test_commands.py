@@ -11,7 +11,7 @@ import grpc
 import pytest
 
 from bots import make_bot
-from client import BotTable, bot_service_token
+from client import BotTable, bot_service_token, platform_channel
 from client.platform import Platform
 from engine import (
     Bid,
@@ -40,6 +40,7 @@ from monopoly.v1 import (
     trade_pb2_grpc,
 )
 from servicekit import auth
+from servicekit.settings import token_secret
 from servicekit.wire import command_to_proto
 
 from .helpers import TIMEOUT, event_rows, get, rule_id
@@ -122,9 +123,14 @@ async def test_a_retried_command_id_gets_the_first_answer_and_is_applied_once(
     assert second.SerializeToString() == first.SerializeToString()
     assert (await get(stub, table.table_id)).seq == first.last_seq  # applied once: no event of the retry
 
-    # The same id with another command in it is still the same (first) command.
+    # The same id with another command in it, or from another seat, is refused: the id is bound to the
+    # seat and the command it was first used for (nothing changes, the first answer stays).
     other = request(table, EndTurn(view.actor), command_id="roll-once")
-    assert await stub.SubmitCommand(other, timeout=30) == first
+    exc = await refused(stub, other)
+    assert exc.code() == grpc.StatusCode.ALREADY_EXISTS and "roll-once" in (exc.details() or ""), exc.details()
+    seat = other_seat(view, table.players)
+    elsewhere = request(table, Roll(seat), command_id="roll-once")
+    assert (await refused(stub, elsewhere)).code() == grpc.StatusCode.ALREADY_EXISTS
     assert (await get(stub, table.table_id)).seq == first.last_seq
 
     # Retries racing each other: one application, one answer for all.
@@ -154,6 +160,7 @@ async def test_a_retried_command_id_gets_the_first_answer_and_is_applied_once(
     final = await asyncio.wait_for(rest.play(), TIMEOUT)
     assert final.finished and rest.commands > 64
     assert await stub.SubmitCommand(roll, timeout=30) == first
+    assert (await refused(stub, other)).code() == grpc.StatusCode.ALREADY_EXISTS  # bound in Postgres too
     assert (await get(stub, table.table_id)).seq == final.seq
     assert (await command_rows(pool, table.table_id))["roll-once"] == first.SerializeToString()
 
@@ -293,10 +300,14 @@ async def test_an_unknown_table_is_not_found(stub: table_pb2_grpc.TableServiceSt
             timeout=30,
         ),
     ]
+    codes = []
     for call in calls:
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await call
-        assert caught.value.code() == grpc.StatusCode.NOT_FOUND
+        codes.append(caught.value.code())
+    # the platform's own tokens hold for every table; a seat token of another table is refused before
+    # the table is looked up (so it does not learn which tables exist)
+    assert codes == [grpc.StatusCode.NOT_FOUND, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.PERMISSION_DENIED]
 
 
 # -- rules ----------------------------------------------------------------------
@@ -365,11 +376,11 @@ async def test_a_bogus_forged_or_expired_token_is_unauthenticated_and_a_foreign_
     await elsewhere.create()
     view = await get(stub, table.table_id)
     forged = auth.issue("not-the-platform-key", table.table_id, view.actor, "p")
-    expired = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, view.actor, "p", ttl_s=-10)
+    expired = auth.issue(token_secret(), table.table_id, view.actor, "p", ttl_s=-10)
     for token in ("bogus-token", "", forged, expired):
         exc = await refused(stub, request(table, Roll(view.actor), command_id="c", token=token))
         assert exc.code() == grpc.StatusCode.UNAUTHENTICATED, (token, exc.details())
-    spectator = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, -1, "watcher", role="spectator")
+    spectator = auth.issue(token_secret(), table.table_id, -1, "watcher", role="spectator")
     for token in (elsewhere.tokens[view.actor], spectator):
         exc = await refused(stub, request(table, Roll(view.actor), command_id="c", token=token))
         assert exc.code() == grpc.StatusCode.PERMISSION_DENIED, (token, exc.details())
@@ -401,9 +412,9 @@ async def test_every_service_refuses_forged_expired_and_another_seats_tokens(
     view = await get(stub, table.table_id)
     seat = view.actor
     forged = auth.issue("not-the-platform-key", table.table_id, seat, "p")
-    expired = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, seat, "p", ttl_s=-10)
+    expired = auth.issue(token_secret(), table.table_id, seat, "p", ttl_s=-10)
     another_seat = table.tokens[other_seat(view, table.players)]
-    channel = grpc.aio.insecure_channel(platform.target(service))
+    channel = platform_channel(platform.target(service))
     try:
         for token, code in (
             (forged, grpc.StatusCode.UNAUTHENTICATED),
@@ -435,13 +446,13 @@ async def test_watching_takes_a_token_of_the_table_or_a_service_token(
 ) -> None:
     elsewhere = BotTable(stub, seed=81)
     await elsewhere.create()
-    spectator = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, -1, "fan", role="spectator")
+    spectator = auth.issue(token_secret(), table.table_id, -1, "fan", role="spectator")
     for token in (spectator, table.tokens[0], table.tokens[1], bot_service_token()):
         snapshot = await _first_of_watch(stub, table.table_id, token)
         assert snapshot.table_id == table.table_id
     forged = auth.issue("not-the-platform-key", table.table_id, -1, "fan", role="spectator")
-    expired = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, -1, "fan", role="spectator", ttl_s=-10)
-    foreign_spectator = auth.issue(auth.DEV_TOKEN_SECRET, elsewhere.table_id, -1, "fan", role="spectator")
+    expired = auth.issue(token_secret(), table.table_id, -1, "fan", role="spectator", ttl_s=-10)
+    foreign_spectator = auth.issue(token_secret(), elsewhere.table_id, -1, "fan", role="spectator")
     for token, code in (
         ("", grpc.StatusCode.UNAUTHENTICATED),
         (forged, grpc.StatusCode.UNAUTHENTICATED),
@@ -457,7 +468,7 @@ async def test_watching_takes_a_token_of_the_table_or_a_service_token(
 async def test_a_spectator_token_watches_but_never_acts(
     stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable
 ) -> None:
-    spectator = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, -1, "fan", role="spectator")
+    spectator = auth.issue(token_secret(), table.table_id, -1, "fan", role="spectator")
     view = await _first_of_watch(stub, table.table_id, spectator)
     exc = await refused(stub, request(table, Roll(view.actor), command_id="fan", token=spectator))
     assert exc.code() == grpc.StatusCode.PERMISSION_DENIED, exc.details()
@@ -465,7 +476,7 @@ async def test_a_spectator_token_watches_but_never_acts(
 
 
 async def test_joining_a_table_takes_a_service_token(stub: table_pb2_grpc.TableServiceStub, table: BotTable) -> None:
-    spectator = auth.issue(auth.DEV_TOKEN_SECRET, table.table_id, -1, "fan", role="spectator")
+    spectator = auth.issue(token_secret(), table.table_id, -1, "fan", role="spectator")
     forged = auth.service_token("not-the-platform-key", "bots")
     for token, code in (
         ("", grpc.StatusCode.UNAUTHENTICATED),
@@ -489,7 +500,7 @@ async def test_results_of_sub_protocols_come_only_from_services(
     exc = await refused(stub, request(table, settle, command_id="c", token=table.tokens[view.actor]))
     assert exc.code() == grpc.StatusCode.PERMISSION_DENIED, exc.details()
     # a service token passes the gate; the engine then refuses what does not fit (K1: this table bets itself)
-    service = auth.service_token(auth.DEV_TOKEN_SECRET, "casino")
+    service = auth.service_token(token_secret(), "casino")
     exc = await refused(stub, request(table, settle, command_id="c", token=service))
     assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION, exc.details()
     assert ("rule-id", "K1") in tuple(exc.trailing_metadata() or ())

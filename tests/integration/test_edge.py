@@ -10,6 +10,7 @@ import asyncpg
 import grpc
 import pytest
 
+from client import platform_channel
 from client.matchmaking import MatchmakingClient
 from client.platform import Platform
 from monopoly.v1 import matchmaking_pb2, table_pb2, table_pb2_grpc
@@ -31,7 +32,7 @@ async def mm(platform: Platform) -> AsyncIterator[MatchmakingClient]:
 
 
 async def test_undecodable_request_bytes_are_invalid_argument_on_a_unary_call(platform: Platform) -> None:
-    async with grpc.aio.insecure_channel(platform.table_target) as channel:
+    async with platform_channel(platform.table_target) as channel:
         for method in ("GetTable", "CreateTable", "SubmitCommand"):
             call = channel.unary_unary(f"{TABLE}/{method}")  # raw bytes, no serializer
             with pytest.raises(grpc.aio.AioRpcError) as caught:
@@ -40,7 +41,7 @@ async def test_undecodable_request_bytes_are_invalid_argument_on_a_unary_call(pl
 
 
 async def test_undecodable_request_bytes_are_invalid_argument_on_the_play_stream(platform: Platform) -> None:
-    async with grpc.aio.insecure_channel(platform.table_target) as channel:
+    async with platform_channel(platform.table_target) as channel:
         call = channel.stream_stream(f"{TABLE}/Play")
         stream = call(timeout=30)
         await stream.write(b"\x0a\xff\xff")  # a field 1 string whose length runs past the end

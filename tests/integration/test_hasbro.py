@@ -21,7 +21,7 @@ import grpc
 import pytest
 from nats.js import JetStreamContext
 
-from client import BotTable, SubProtocolStubs
+from client import BotTable, SubProtocolStubs, platform_channel
 from client.auction import AuctionClient
 from client.matchmaking import MatchmakingClient
 from client.platform import Platform
@@ -365,7 +365,7 @@ async def test_R4_players_queued_for_hasbro_get_a_hasbro_table_delegating_its_su
         await game.submit(Surrender(state.current))
         state = await game.state()
     assert state.winner >= 0 and len(state.eliminated) == 3
-    async with grpc.aio.insecure_channel(platform.target("rating")) as channel:
+    async with platform_channel(platform.target("rating")) as channel:
         result = await judged(rating_pb2_grpc.RatingServiceStub(channel), table_id, WAIT_S)
     assert not result.rated and "hasbro rule set" in result.reason  # R1
 

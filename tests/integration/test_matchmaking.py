@@ -20,13 +20,14 @@ import pytest
 from nats.js import JetStreamContext
 from nats.js.errors import NotFoundError
 
+from client import platform_channel
 from client.matchmaking import MatchmakingClient, Player, SeatTicket
 from client.platform import Platform
 from engine import Roll, Surrender
 from engine.events import GameEnded
 from monopoly.v1 import common_pb2, matchmaking_pb2, table_pb2, table_pb2_grpc
 from servicekit import auth, db, signals
-from servicekit.auth import DEV_TOKEN_SECRET
+from servicekit.settings import token_secret
 from servicekit.wire import command_to_proto, envelope
 from services.matchmaking.matcher import Matchmaker
 from services.matchmaking.queues import Rules
@@ -58,7 +59,7 @@ async def mm(mm_platform: Platform) -> AsyncIterator[MatchmakingClient]:
 
 @pytest.fixture(scope="module")
 async def table(mm_platform: Platform) -> AsyncIterator[table_pb2_grpc.TableServiceStub]:
-    channel = grpc.aio.insecure_channel(mm_platform.table_target)
+    channel = platform_channel(mm_platform.table_target)
     try:
         yield table_pb2_grpc.TableServiceStub(channel)
     finally:
@@ -113,7 +114,7 @@ async def test_classic_four_players_get_seat_tokens_the_table_accepts(
     match = seats[0].match
     assert match.mode == "classic" and match.rated and match.status == "live" and len(match.seats) == 4
     for s in seats:
-        claims = auth.verify(DEV_TOKEN_SECRET, s.seat_token)
+        claims = auth.verify(token_secret(), s.seat_token)
         assert (claims.table_id, claims.seat, claims.player, claims.role) == (
             table_id,
             s.seat,
@@ -244,12 +245,15 @@ async def test_forged_expired_or_wrong_tokens_are_unauthenticated(mm: Matchmakin
     (p,) = await players(mm, 1, "tok")
     body, _, sig = p.token.partition(".")
     forged = body + "." + ("A" if sig[0] != "A" else "B") + sig[1:]
-    expired = auth.issue(DEV_TOKEN_SECRET, "*", -1, p.player_id, role="spectator", ttl_s=-60)
-    seat_token = auth.issue(DEV_TOKEN_SECRET, "some-table", 0, p.player_id)
-    other_secret = auth.issue("another-secret", "*", -1, p.player_id, role="spectator")
-    for token in (forged, expired, seat_token, other_secret, ""):
+    expired = auth.issue(token_secret(), "*", -1, p.player_id, role="account", ttl_s=-60)
+    seat_token = auth.issue(token_secret(), "some-table", 0, p.player_id)
+    other_secret = auth.issue("another-secret", "*", -1, p.player_id, role="account")
+    for token in (forged, expired, other_secret, ""):
         exc = await refused(mm.stub.Enqueue(matchmaking_pb2.EnqueueRequest(player_token=token, mode="classic")))
         assert exc.code() == grpc.StatusCode.UNAUTHENTICATED, token
+    # a valid token of another kind (a seat token) is not an account: the access policy refuses it
+    exc = await refused(mm.stub.Enqueue(matchmaking_pb2.EnqueueRequest(player_token=seat_token, mode="classic")))
+    assert exc.code() == grpc.StatusCode.PERMISSION_DENIED and "account" in (exc.details() or "")
     exc = await refused(mm.enqueue(p, "nonsense"))
     assert exc.code() == grpc.StatusCode.INVALID_ARGUMENT
 
@@ -313,7 +317,7 @@ async def test_custom_table_hosted_joined_and_started_by_its_host(
     assert lobby.lobby_id not in [lb.lobby_id for lb in listed.lobbies]
     (running,) = [r for r in listed.running if r.table_id == table_id]
     assert running.rule_card == lobby.rule_card
-    claims = auth.verify(DEV_TOKEN_SECRET, running.spectator_token)
+    claims = auth.verify(token_secret(), running.spectator_token)
     assert (claims.table_id, claims.role) == (table_id, "spectator")
 
 
@@ -322,9 +326,9 @@ async def test_matchers_racing_never_double_book(
 ) -> None:
     """Two more matchers in this process race the service's own over the same queue (SKIP LOCKED)."""
     pool = await db.create_pool(server_urls[1], max_size=4, schema="matchmaking")
-    channel = grpc.aio.insecure_channel(mm_platform.table_target)
+    channel = platform_channel(mm_platform.table_target)
     extra = [
-        Matchmaker(pool, table_pb2_grpc.TableServiceStub(channel), DEV_TOKEN_SECRET, Rules(small_table_wait_s=1e6))
+        Matchmaker(pool, table_pb2_grpc.TableServiceStub(channel), token_secret(), Rules(small_table_wait_s=1e6))
         for _ in range(2)
     ]
     crowd = await players(mm, 16, "race")
@@ -383,7 +387,7 @@ async def test_reconciliation_finishes_live_matches_whose_table_ended_unseen_or_
     assert (await table_state(table, ended)).finished
     unknown = "gone-" + uuid.uuid4().hex[:8]
     pool = await db.create_pool(server_urls[1], max_size=2, schema="matchmaking")
-    channel = grpc.aio.insecure_channel(mm_platform.table_target)
+    channel = platform_channel(mm_platform.table_target)
     try:
         async with pool.acquire() as conn:
             for table_id in (ended, unknown):  # recorded live, as a formed match is
@@ -392,7 +396,7 @@ async def test_reconciliation_finishes_live_matches_whose_table_ended_unseen_or_
                     "VALUES ($1, 'classic', 'queue', false, '')",
                     table_id,
                 )
-        matcher = Matchmaker(pool, table_pb2_grpc.TableServiceStub(channel), DEV_TOKEN_SECRET, Rules())
+        matcher = Matchmaker(pool, table_pb2_grpc.TableServiceStub(channel), token_secret(), Rules())
         await matcher.reconcile()
         async with pool.acquire() as conn:
             rows = {

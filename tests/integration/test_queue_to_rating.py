@@ -18,11 +18,10 @@ import uuid
 from collections.abc import AsyncIterator
 
 import asyncpg
-import grpc
 import pytest
 from nats.js import JetStreamContext
 
-from client import BotTable, SubProtocolStubs
+from client import BotTable, SubProtocolStubs, platform_channel
 from client.matchmaking import MatchmakingClient, SeatTicket
 from client.platform import Platform
 from monopoly.v1 import common_pb2, rating_pb2, rating_pb2_grpc, table_pb2_grpc
@@ -38,7 +37,7 @@ RATING_DURABLE = "rating-table-signals"
 
 @pytest.fixture
 async def rating(platform: Platform) -> AsyncIterator[rating_pb2_grpc.RatingServiceStub]:
-    channel = grpc.aio.insecure_channel(platform.target("rating"))
+    channel = platform_channel(platform.target("rating"))
     try:
         yield rating_pb2_grpc.RatingServiceStub(channel)
     finally:
@@ -67,7 +66,7 @@ def seat_tokens(platform: Platform, seats: list[SeatTicket]) -> dict[int, str]:
     """Matchmaking's seat tokens of our players; a seat taken by a ticket an earlier test left in the
     queue gets a token signed with the platform's key, so the bots can play it too."""
     tokens = {s.seat: s.seat_token for s in seats}
-    secret = platform.processes["table"].env.get("TOKEN_SECRET", auth.DEV_TOKEN_SECRET)
+    secret = platform.token_secret
     for s in seats[0].match.seats:
         if s.seat not in tokens:
             tokens[s.seat] = auth.issue(secret, seats[0].table_id, s.seat, s.player_id or s.display_name)

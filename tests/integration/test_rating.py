@@ -16,11 +16,10 @@ import uuid
 from collections.abc import AsyncIterator
 
 import asyncpg
-import grpc
 import pytest
 from nats.js import JetStreamContext
 
-from client import BotTable
+from client import BotTable, platform_channel
 from client.platform import Platform
 from engine import BetSettled, Event, GameEnded, PlayerBankrupt, TableCreated, TurnEnded, TurnStarted, preset
 from engine.events import TurnOrderSet
@@ -45,7 +44,7 @@ def rating_platform(platform: Platform) -> Platform:
 
 @pytest.fixture(scope="module")
 async def rating(rating_platform: Platform) -> AsyncIterator[rating_pb2_grpc.RatingServiceStub]:
-    channel = grpc.aio.insecure_channel(rating_platform.target("rating"))
+    channel = platform_channel(rating_platform.target("rating"))
     try:
         yield rating_pb2_grpc.RatingServiceStub(channel)
     finally:

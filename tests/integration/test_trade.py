@@ -19,6 +19,7 @@ import pytest
 from nats.js import JetStreamContext
 
 from bots import HeuristicBot
+from client import platform_channel
 from client.platform import Platform
 from client.trade import accept, cancel, connect_trade, decline, open_for, propose, rule_of, trades
 from engine import Command, ExecuteTrade, Pay, Roll, Surrender, TableState, codec, decide, legal_commands, new_game
@@ -26,7 +27,7 @@ from engine.config import duel
 from engine.events import DiceRolled, PaymentDue
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc, trade_pb2, trade_pb2_grpc
 from servicekit import auth, bus, signals
-from servicekit.settings import DEV_TOKEN_SECRET
+from servicekit.settings import token_secret
 from servicekit.wire import command_to_proto, envelope
 from services.trade.handlers import DURABLE as TRADE_DURABLE
 from services.trade.trades import command_id
@@ -51,7 +52,7 @@ def trade_platform(platform: Platform) -> Platform:
 async def stubs(
     trade_platform: Platform,
 ) -> AsyncIterator[tuple[table_pb2_grpc.TableServiceStub, trade_pb2_grpc.TradeServiceStub]]:
-    table_channel = grpc.aio.insecure_channel(trade_platform.table_target)
+    table_channel = platform_channel(trade_platform.table_target)
     trade_channel, trade_stub = connect_trade(trade_platform.target("trade"))
     try:
         yield table_pb2_grpc.TableServiceStub(table_channel), trade_stub
@@ -222,10 +223,13 @@ async def test_a_balanced_trade_executes_at_the_table(stubs: tuple, jets: JetStr
 
 
 async def test_a_trade_made_stale_by_a_rent_payment_is_refused(stubs: tuple) -> None:
-    t = await Table(*stubs).create(seed=doubles_onto_a_payment())
+    seed = doubles_onto_a_payment()
+    t = await Table(*stubs).create(seed=seed)
     state = await t.state()
     me = state.current
-    payee = next(e for e in decide(state, Roll(me)) if isinstance(e, PaymentDue)).creditor
+    # The roll is known from the test's own seed: GetTable never shows the generator's (G10).
+    known, _ = new_game(duel(external=("trade",)), PLAYERS, seed=seed)
+    payee = next(e for e in decide(known, Roll(me)) if isinstance(e, PaymentDue)).creditor
     other = next(s for s in range(3) if s not in (me, payee))
     cash = state.players[me].cash
     take = owned(state, other)[0]
@@ -290,7 +294,7 @@ async def test_tokens_forged_and_wrong_seats(stubs: tuple) -> None:
     # Another seat's token, and a token of another table.
     exc = await refused(propose(t.trade, t.table_id, me, t.tokens[other], other, give_cash=100, take_cash=100))
     assert exc.code() == grpc.StatusCode.PERMISSION_DENIED
-    elsewhere = auth.issue(DEV_TOKEN_SECRET, "another-table", me, "ann")
+    elsewhere = auth.issue(token_secret(), "another-table", me, "ann")
     exc = await refused(propose(t.trade, t.table_id, me, elsewhere, other, give_cash=100, take_cash=100))
     assert exc.code() == grpc.StatusCode.PERMISSION_DENIED
 
@@ -420,7 +424,7 @@ async def test_a_trade_the_table_executed_before_the_service_recorded_it_ends_ex
         table_pb2.SubmitCommandRequest(
             table_id=t.table_id,
             command_id=command_id(t.table_id, view.trade_id),
-            seat_token=auth.service_token(DEV_TOKEN_SECRET, "trade"),
+            seat_token=auth.service_token(token_secret(), "trade"),
             command=command_to_proto(command),
         ),
         timeout=30,

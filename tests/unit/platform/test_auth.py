@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 
 import grpc
 import pytest
 
-from monopoly.v1 import matchmaking_pb2, table_pb2, table_pb2_grpc
-from servicekit import auth, grpcserver
+from monopoly.v1 import auction_pb2, casino_pb2, matchmaking_pb2, rating_pb2, table_pb2, table_pb2_grpc, trade_pb2
+from servicekit import access, auth, grpcserver, settings
 from servicekit.errors import Forbidden, Unauthenticated
+from servicekit.settings import MissingSecret
 
 KEY = "test-key"
 
@@ -234,11 +236,79 @@ def test_a_valid_token_without_the_right_claims_is_permission_denied(echo_target
         assert _code(lambda: list(stub.WatchTable(watch, timeout=5))) == grpc.StatusCode.PERMISSION_DENIED
 
 
-def test_requests_without_a_token_field_pass_untouched(echo_target: str) -> None:
+def test_requests_without_a_token_field_carry_it_in_the_call_metadata(echo_target: str) -> None:
     channel, stub = _stubs(echo_target)
     with channel:
-        stub.JoinTable(
-            table_pb2.JoinTableRequest(table_id="t1", service_token=auth.service_token(KEY, "bots")), timeout=5
-        )
-        view = stub.GetTable(table_pb2.GetTableRequest(table_id="t1"), timeout=5)
-        assert (view.table_id, view.phase) == ("t1", "no claims")
+        request = table_pb2.GetTableRequest(table_id="t1")
+        assert _code(lambda: stub.GetTable(request, timeout=5)) == grpc.StatusCode.UNAUTHENTICATED
+        seat = auth.metadata(auth.issue(KEY, "t1", 1, "ada"))
+        view = stub.GetTable(request, timeout=5, metadata=seat)
+        assert (view.table_id, view.phase) == ("t1", "ada")
+        other_table = auth.metadata(auth.issue(KEY, "t2", 1, "ada"))
+        assert _code(lambda: stub.GetTable(request, metadata=other_table)) == grpc.StatusCode.PERMISSION_DENIED
+        account = auth.metadata(auth.issue(KEY, "*", -1, "p-1", role="account"))  # a player's identity: no table
+        assert _code(lambda: stub.GetTable(request, metadata=account)) == grpc.StatusCode.PERMISSION_DENIED
+        forged = auth.metadata(auth.operator_token("another-key-of-16+", "mallory"))
+        assert _code(lambda: stub.GetTable(request, metadata=forged)) == grpc.StatusCode.UNAUTHENTICATED
+        operator = auth.metadata(auth.operator_token(KEY, "ops"))
+        assert stub.GetTable(request, timeout=5, metadata=operator).phase == "ops"
+
+
+def test_a_method_the_policy_does_not_list_is_denied_to_everyone(
+    echo_target: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delitem(access.POLICY, "/monopoly.v1.TableService/GetTable")
+    channel, stub = _stubs(echo_target)
+    with channel:
+        operator = auth.metadata(auth.operator_token(KEY, "ops"))
+        call = lambda: stub.GetTable(table_pb2.GetTableRequest(table_id="t1"), timeout=5, metadata=operator)  # noqa: E731
+        assert _code(call) == grpc.StatusCode.PERMISSION_DENIED
+
+
+def test_every_method_of_every_service_has_one_line_in_the_access_policy() -> None:
+    methods = {
+        f"/{service.full_name}/{method.name}"
+        for module in (table_pb2, matchmaking_pb2, auction_pb2, trade_pb2, casino_pb2, rating_pb2)
+        for service in module.DESCRIPTOR.services_by_name.values()
+        for method in service.methods
+    }
+    platform = {m for m in access.POLICY if m.startswith("/monopoly.")}
+    assert methods == platform
+    assert all(access.ANYONE not in access.POLICY[m].who for m in methods)  # every platform call needs a token
+    creating = access.POLICY["/monopoly.v1.TableService/CreateTable"]
+    assert set(creating.who) == {access.OPERATOR, access.SERVICE}
+
+
+# -- keys: none by default, rotation, the data folder's own ------------------------------------
+
+
+def test_a_token_names_its_key_and_a_rotation_accepts_the_old_and_the_new() -> None:
+    old = auth.Keyring.parse("k1:" + "a" * 32)
+    rotating = auth.Keyring.parse(f"k2:{'b' * 32},k1:{'a' * 32}")
+    new = auth.Keyring.parse("k2:" + "b" * 32)
+    before = auth.issue(old, "t1", 0, "ada")
+    after = auth.issue(rotating, "t1", 0, "ada")
+    assert auth.verify(rotating, before).player == auth.verify(rotating, after).player == "ada"
+    assert auth.verify(new, after).seat == 0  # the first key signs
+    with pytest.raises(Unauthenticated, match="does not hold"):
+        auth.verify(new, before)  # the rotation is over: the old key's tokens are refused
+
+
+def test_no_key_no_service_and_weak_or_public_keys_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(MissingSecret, match="TOKEN_SECRET is not set"):
+        settings.token_secret({})
+    with pytest.raises(MissingSecret, match="at least 16"):
+        settings.token_secret({"TOKEN_SECRET": "short"})
+    with pytest.raises(MissingSecret, match="public"):
+        settings.token_secret({"TOKEN_SECRET": "monopoly-dev-secret-change-me"})  # the former default
+    dev = settings.token_secret({"MONOPOLY_DEV": "1", "XDG_STATE_HOME": str(tmp_path)})
+    assert dev == settings.token_secret({"MONOPOLY_DEV": "1", "XDG_STATE_HOME": str(tmp_path)})  # per machine
+    assert (tmp_path / "monopoly" / auth.SECRET_FILE).stat().st_mode & 0o777 == 0o600
+
+
+def test_a_data_folder_keeps_its_random_key_readable_by_its_owner_only(tmp_path: Path) -> None:
+    first = auth.data_dir_secret(tmp_path / "a")
+    assert first == auth.data_dir_secret(tmp_path / "a") and len(first) == 64
+    assert first != auth.data_dir_secret(tmp_path / "b")
+    assert (tmp_path / "a" / auth.SECRET_FILE).stat().st_mode & 0o777 == 0o600
+    assert first not in repr(auth.Keyring.of(first))  # a key never reaches a log line

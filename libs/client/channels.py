@@ -1,0 +1,28 @@
+"""Channels of the platform's own clients (bots, `monopoly run` / `demo`, tools, tests).
+
+Their calls carry an operator token minted from the platform's key (TOKEN_SECRET / TOKEN_SECRETS,
+which the launcher sets from the data folder's key), so CreateTable, RegisterPlayer and the
+reads of tables are theirs to make; a request's own token field (a seat token) still decides
+for the calls that have one (`servicekit.access`).
+"""
+
+from __future__ import annotations
+
+import grpc
+
+from servicekit import auth, credentials
+from servicekit.settings import MissingSecret, token_secret
+
+
+def operator_token(name: str = "client") -> str | None:
+    """An operator token from this process's key; None when it holds none (then calls go without)."""
+    try:
+        keys = token_secret()
+    except MissingSecret:
+        return None
+    return auth.operator_token(keys, name)
+
+
+def platform_channel(target: str, token: str | None = None) -> grpc.aio.Channel:
+    """A channel to a service of the platform whose calls carry `token` (default: `operator_token()`)."""
+    return credentials.channel(target, token if token is not None else operator_token())
