@@ -62,6 +62,9 @@ def start(args: argparse.Namespace) -> int:
     from client.load import LoadSpec, Targets, print_report, run_load
 
     found = targets_from(args)
+    key = args.data_dir / "token_secret"  # the key of a `monopoly run` on that data dir (README: Secrets)
+    if not (os.environ.get("TOKEN_SECRET") or os.environ.get("TOKEN_SECRETS")) and key.exists():
+        os.environ["TOKEN_SECRET"] = key.read_text().strip()
     if not found["table"]:
         print(
             "monopoly load: no platform to load: pass --table (and --matchmaking...), set TABLE_TARGET, "
