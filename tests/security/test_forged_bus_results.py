@@ -10,13 +10,13 @@ import uuid
 from collections.abc import AsyncIterator
 
 import asyncpg
-import grpc
 import nats
 import nats.errors
 import pytest
 from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
 
+from client import platform_channel
 from client.casino import connect as casino_connect
 from client.platform import Platform
 from client.verify import stream_events
@@ -40,7 +40,7 @@ def users(bus_users: BusUsers | None) -> BusUsers:
 async def stubs(
     platform: Platform,
 ) -> AsyncIterator[tuple[table_pb2_grpc.TableServiceStub, casino_pb2_grpc.CasinoServiceStub]]:
-    table_channel = grpc.aio.insecure_channel(platform.table_target)
+    table_channel = platform_channel(platform.table_target)
     casino_channel, casino = casino_connect(platform.target("casino"))
     try:
         yield table_pb2_grpc.TableServiceStub(table_channel), casino

@@ -21,7 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from client.platform import Platform
 from monopoly.v1 import table_pb2, table_pb2_grpc
-from servicekit import certs, natsauth
+from servicekit import auth, certs, credentials, natsauth
 from servicekit import tls as tlskit
 from servicekit.embedded import nats_server
 from servicekit.natsauth import BusUsers
@@ -104,7 +104,8 @@ async def test_a_plaintext_client_is_refused_and_a_tls_client_with_the_ca_and_a_
     assert plaintext.value.code() == grpc.StatusCode.UNAVAILABLE
     assert (await check(tlskit.channel(target, pki.client))).status == health_pb2.HealthCheckResponse.SERVING
     # a real call over mTLS: the table is created and served
-    async with tlskit.channel(target, pki.client) as channel:
+    operator = credentials.interceptors(auth.operator_token(tls_platform.token_secret, "tls-test"))
+    async with tlskit.channel(target, pki.client, operator) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         created = await stub.CreateTable(table_pb2.CreateTableRequest(mode="classic", players=["ann", "bob"], seed=3))
         view = await stub.GetTable(table_pb2.GetTableRequest(table_id=created.table_id))
