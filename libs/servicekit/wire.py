@@ -116,8 +116,9 @@ def _fill(msg: Message, value: Any) -> None:
         elif how == _REPEATED:
             getattr(msg, m.proto).extend(v)
         elif how == _ENUM:
-            setattr(msg, m.proto, v.value)
-            setattr(msg, m.code, m.numbers[v])
+            member = m.tp(v)  # the engine's enum, or its value as a plain string
+            setattr(msg, m.proto, member.value)
+            setattr(msg, m.code, m.numbers[member])
         elif how == _MESSAGES:
             repeated = getattr(msg, m.proto)
             for item in v:

@@ -31,7 +31,7 @@ from . import store
 log = logging.getLogger(__name__)
 
 BATCH_SIZE = Histogram(
-    "table_commit_batch_size",
+    "table_commit_group_commits",
     "Commits written together in one group commit",
     buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256),
 )
