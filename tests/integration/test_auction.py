@@ -370,7 +370,7 @@ async def consumed(js: JetStreamContext, stream_seq: int) -> None:
 async def test_an_auction_survives_a_sigkill_of_the_service_and_settles_exactly_once(
     table_stub: table_pb2_grpc.TableServiceStub, auctions: AuctionClient, js: JetStreamContext, services: Platform
 ) -> None:
-    scale = 5  # 20 game seconds to bid: 4 real seconds
+    scale = 2  # 20 game seconds to bid: 10 real seconds, more than a restart takes on a loaded machine
     game, _, square = await declined(table_stub, 600, scale)
     view = await opened(auctions, game.table_id)
     first, _ = view.bidders

@@ -36,7 +36,7 @@ from .helpers import join_seats, rule_id, table_state
 
 pytestmark = pytest.mark.integration
 
-SMALL_WAIT_S = 8.0  # long enough for a SIGKILL and a restart, short enough for the small-table test
+SMALL_WAIT_S = 8.0  # short enough for the small-table test (the restart test lengthens it for itself)
 WAIT = 30.0
 
 
@@ -266,12 +266,20 @@ async def test_queue_survives_a_sigkill_of_matchmaking(mm: MatchmakingClient, mm
     await asyncio.sleep(0.5)
     service = mm_platform.processes["matchmaking"]
     await service.kill()
-    await service.start()
-    assert [(await status(mm, p)).position for p in four[:3]] == [1, 2, 3]
-    await mm.enqueue(four[3], "classic")
-    seats = [*await asyncio.gather(*waiters), await mm.wait_match(four[3], WAIT)]
-    one_table(seats)
-    assert sorted(s.seat for s in seats) == [0, 1, 2, 3]
+    # Restarted with a long small-table wait: a restart slower than the module's 8 s (a loaded machine)
+    # must not let the three form a table of their own before the fourth comes.
+    service.env["MATCHMAKING_SMALL_TABLE_WAIT_S"] = "120"
+    try:
+        await service.start()
+        assert [(await status(mm, p)).position for p in four[:3]] == [1, 2, 3]
+        await mm.enqueue(four[3], "classic")
+        seats = [*await asyncio.gather(*waiters), await mm.wait_match(four[3], WAIT)]
+        one_table(seats)
+        assert sorted(s.seat for s in seats) == [0, 1, 2, 3]
+    finally:  # the module's wait again, for the tests after this one
+        service.env["MATCHMAKING_SMALL_TABLE_WAIT_S"] = str(SMALL_WAIT_S)
+        await service.stop()
+        await service.start()
 
 
 async def test_small_tables_after_the_wait_and_bot_fill(mm: MatchmakingClient) -> None:
