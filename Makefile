@@ -110,6 +110,10 @@ bench-peers: $(STAMP)
 bench-platform: $(STAMP)
 	$(BIN)/python bench/platform_bench.py
 
+## bench-analytics: exporting EVENTS simulated events (archive -> DuckDB), medians of RUNS runs, file sizes
+bench-analytics: $(STAMP)
+	$(BIN)/python bench/analytics_bench.py $(or $(EVENTS),1000000) $(or $(RUNS),3)
+
 ## bench-gateway: the browser gateway: messages/s it answers and pushes/s to watching connections, per core
 bench-gateway: $(STAMP)
 	$(BIN)/python bench/gateway_bench.py
