@@ -30,6 +30,7 @@ RULES = [
     "libs/engine/mortgages.py",
     "libs/engine/debts.py",
     "libs/engine/decks.py",
+    "libs/engine/position.py",
     "libs/engine/flow.py",
 ]
 NARROW = [

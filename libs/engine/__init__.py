@@ -4,7 +4,10 @@ OpenSpiel-style API: `new_game` -> state and its first events;
 `legal_commands(state, seat)`; `decide(state, command) -> events` (raises
 `RuleViolation` with a rule ID); `evolve(state, event)`; `replay(events)`.
 `apply` is `decide` + `evolve` in one pass, the fast path for simulation.
-Time enters only as `Tick(now)` commands (E1-E6).
+Time enters only as `Tick(now)` commands (E1-E6). The mode presets are
+`classic`, `speed`, `duel`, `team`, `custom` and `hasbro` (or `preset(name)`);
+`Scenario` builds a position from readable data as events that replay
+(docs/SCENARIOS.md).
 
 `make compile` builds most modules with mypyc (see setup.py); `native.is_compiled()`
 tells which build runs.
@@ -53,8 +56,12 @@ from .config import (
     TableConfig,
     TradeRules,
     classic,
+    custom,
+    duel,
     hasbro,
     preset,
+    speed,
+    team,
 )
 from .errors import RuleViolation
 from .events import (
@@ -91,6 +98,7 @@ from .events import (
     PaymentDue,
     PaymentMade,
     PlayerBankrupt,
+    PositionSet,
     PropertyBought,
     PropertyMortgaged,
     PurchaseDeclined,
@@ -142,6 +150,7 @@ from .reasons import (
     PaymentReason,
     TimeoutKind,
 )
+from .scenario import Scenario, dice_counter
 from .state import BANK, AuctionState, Payment, Phase, PlayerState, TableState, TradeOffer
 from .trade import AcceptTrade, DeclineTrade, ExecuteTrade, ProposeTrade, TradeDeclined, TradeExecuted, TradeProposed
 
@@ -245,6 +254,13 @@ __all__ = [
     "Phase",
     "PlaceBet",
     "PlayerBankrupt",
+    "PositionSet",
+    "Scenario",
+    "custom",
+    "dice_counter",
+    "duel",
+    "speed",
+    "team",
     "PlayerState",
     "PropertyBought",
     "PropertyMortgaged",

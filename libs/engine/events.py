@@ -427,3 +427,34 @@ class BuildingPlaced(Event):
     seat: int
     square: int
     level: int
+
+
+# -- scenarios -------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class PositionSet(Event):
+    """G10: a position set up from readable data (`engine.scenario`), not reached by play: the
+    players, the board, the decks, the generator's position and the clock as they are to be.
+
+    Tests, bot authors and support staff start a table from it (after `TableCreated`, before the
+    first `TurnStarted`); play never emits it. Per-seat tuples follow `TableCreated.players`,
+    per-square ones the 40 squares. The money set is booked with the bank, so the ledger holds.
+    """
+
+    order: tuple[int, ...]  # G1: seats in turn order
+    cash: tuple[int, ...]  # per seat
+    positions: tuple[int, ...]  # per seat: the square the token is on
+    in_jail: tuple[bool, ...]  # per seat (J1)
+    jail_turns: tuple[int, ...]  # per seat: failed rolls of this stay so far (J4)
+    jail_cards: tuple[int, ...]  # C3: the ids of Get Out of Jail Free cards held ...
+    jail_card_holders: tuple[int, ...]  # ... and the seat holding each
+    bankrupt: tuple[int, ...]  # D5: seats out of the game, in order of elimination
+    owners: tuple[int, ...]  # per square: seat, or -1 the bank
+    buildings: tuple[int, ...]  # per square: 0-4 houses, 5 a hotel (P7)
+    mortgaged_round: tuple[int, ...]  # per square: the round it was mortgaged in (M3), -1 none
+    chance: tuple[int, ...]  # C1, C4: the chance draw pile, top first
+    chest: tuple[int, ...]  # C2: the Community Chest draw pile, top first
+    rng_counter: int  # G10: the generator's position: what the next dice will be
+    clock: int  # E6: game ms since the table was created
+    jackpot: int = 0  # K4: the casino pool

@@ -8,6 +8,7 @@ each owns), above the shared turn-flow steps in flow.py:
     clock (E: ticks, time-outs, pauses)
     turn (G, X6)   delegated (A, T, K)
     jail (J)   properties (P1, H2)   buildings (P5-P10)   mortgages (M, X3)   debts (D)   decks (C)
+    position (G10: a position set up from readable data; the builder is scenario.py, above this)
     flow (move, land, charge, bankrupt, end_turn; B1, G5-G7, P2-P4, D1-D5, A3)
 
 Imports only go down this list. Each area registers a `COMMANDS` table
@@ -30,7 +31,21 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from . import auction as auctions
-from . import buildings, casino, clock, debts, decks, delegated, flow, jail, mortgages, properties, rng, turn
+from . import (
+    buildings,
+    casino,
+    clock,
+    debts,
+    decks,
+    delegated,
+    flow,
+    jail,
+    mortgages,
+    position,
+    properties,
+    rng,
+    turn,
+)
 from .clock import next_deadline
 from .commands import (
     AuctionMortgaged,
@@ -105,7 +120,7 @@ __all__ = [
 ]
 
 #: The rule areas, bottom to top; each registers its commands and event appliers.
-AREAS = (jail, properties, buildings, mortgages, debts, decks, turn, delegated, clock)
+AREAS = (position, jail, properties, buildings, mortgages, debts, decks, turn, delegated, clock)
 
 _RULES: dict[type, tuple[CheckFn, EffectFn]] = {}
 _EVOLVE: dict[type, ApplyFn] = {}

@@ -44,6 +44,7 @@ from engine import (
     RentClaimLapsed,
     Roll,
     RuleViolation,
+    Scenario,
     SellBuilding,
     Tick,
     TurnOrderSet,
@@ -463,29 +464,37 @@ def _bank_short(t: Table, seat: int, houses: int) -> None:
     assert t.state.bank_houses() == houses
 
 
+def _short_bank(houses: int, owners: dict[str, list[int | str]], buildings: dict[int | str, int]) -> Scenario:
+    """A hasbro position: ann's `owners`/`buildings`, and cid's groups built evenly until the bank
+    holds `houses` houses."""
+    groups = ((31, 32, 34), (26, 27, 29), (16, 18, 19), (21, 23, 24))
+    out = 32 - houses - sum(level for level in buildings.values() if level < 5)
+    levels: dict[int | str, int] = dict(buildings)
+    for group in groups:
+        take = min(12, out)
+        out -= take
+        levels.update({sq: take // 3 + (i < take % 3) for i, sq in enumerate(group)})
+    cid: list[int | str] = [sq for group in groups for sq in group]
+    return Scenario(("ann", "bob", "cid"), mode="hasbro", owners={**owners, "cid": cid}, buildings=levels)
+
+
 def test_P8_a_hotel_sold_with_3_houses_in_the_bank_goes_down_to_3_and_the_group_keeps_the_rest() -> None:
-    t = table()
-    c = t.state.current
-    _built(t, c, {37: 5, 39: 4})
-    _bank_short(t, other(t.state, c), 3)
-    cash = t.state.players[c].cash
-    events = t.do(SellBuilding(c, 37))
+    state = _short_bank(3, {"ann": ["Park Place", "Boardwalk"]}, {"Park Place": 5, "Boardwalk": 4}).state()
+    assert state.bank_houses() == 3
+    events = apply(state, SellBuilding(0, 37))
     # P8: only as far as the bank can supply: Park Place to 3 houses, Boardwalk keeps its 4 (P6: 3/4 is even)
-    assert BuildingsSoldDown(c, (37, 39), (3, 4), 2 * 100) in events
-    assert (t.state.buildings[37], t.state.buildings[39]) == (3, 4)
-    assert t.state.players[c].cash == cash + 200  # the hotel and one house, at half of $200 each
-    assert t.state.bank_houses() == 0 and t.state.bank_hotels() == 12
+    assert BuildingsSoldDown(0, (37, 39), (3, 4), 2 * 100) in events  # the hotel and a house, half of $200 each
+    assert (state.buildings[37], state.buildings[39]) == (3, 4)
+    assert state.bank_houses() == 0 and state.bank_hotels() == 12
 
 
 def test_P8_hotels_on_the_whole_group_with_2_houses_in_the_bank_end_1_1_0() -> None:
-    t = table()
-    c = t.state.current
-    _built(t, c, {6: 5, 8: 5, 9: 5})
-    _bank_short(t, other(t.state, c), 2)
-    events = t.do(SellBuilding(c, 9))
+    state = _short_bank(2, {"ann": [6, 8, 9]}, {6: 5, 8: 5, 9: 5}).state()
+    assert state.bank_houses() == 2
+    events = apply(state, SellBuilding(0, 9))
     # P8, P6: no hotel may stay next to a square of 2 houses or fewer; the bank's 2 houses give 1/1/0
-    assert BuildingsSoldDown(c, (6, 8, 9), (1, 1, 0), (15 - 2) * 25) in events
-    assert t.state.bank_houses() == 0 and t.state.bank_hotels() == 12
+    assert BuildingsSoldDown(0, (6, 8, 9), (1, 1, 0), (15 - 2) * 25) in events
+    assert state.bank_houses() == 0 and state.bank_hotels() == 12
 
 
 def test_P8_the_sold_square_goes_lowest_when_the_group_cannot_stay_level() -> None:
