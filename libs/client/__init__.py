@@ -79,7 +79,14 @@ CATCH_UP_S = 0.002
 RETRY_S = 0.25
 #: Codes after which a call is tried again (after the server's `retry-after-ms`, else RETRY_S): the
 #: service or its database was away, or the call ran past its deadline (the service stalled).
-RETRIED = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED})
+RETRIED = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.CANCELLED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,  # a quota: wait as told (retry-after-ms)
+    }
+)
 
 
 def retry_hint_ms(exc: grpc.aio.AioRpcError) -> int | None:

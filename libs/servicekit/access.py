@@ -28,6 +28,7 @@ from typing import Any
 
 from .auth import Claims
 from .errors import Forbidden, Unauthenticated
+from .quotas import COMMAND, CREATE, REGISTER, STREAM
 
 PLAYER = "player"
 SPECTATOR = "spectator"
@@ -57,6 +58,8 @@ class Rule:
 
     who: tuple[str, ...]
     table_field: str | None = "table_id"
+    #: The quota a call draws from (`servicekit.quotas`: command, create, register; stream: an open stream).
+    quota: str | None = None
 
     def roles(self) -> frozenset[str]:
         return frozenset(ROLE_OF[p] for p in self.who if p != ANYONE)
@@ -69,26 +72,26 @@ _PUBLIC = Rule((ANYONE,), None)
 #: Every method of the platform's gRPC servers, by its full name: who may call it.
 POLICY: dict[str, Rule] = {
     # table.proto
-    "/monopoly.v1.TableService/CreateTable": Rule((OPERATOR, SERVICE), None),
+    "/monopoly.v1.TableService/CreateTable": Rule((OPERATOR, SERVICE), None, CREATE),
     "/monopoly.v1.TableService/JoinTable": Rule((SERVICE,)),
     "/monopoly.v1.TableService/GetTable": Rule(_READERS),
-    "/monopoly.v1.TableService/SubmitCommand": Rule((PLAYER, SERVICE)),
-    "/monopoly.v1.TableService/Play": Rule((PLAYER, SERVICE)),  # each request of the stream
-    "/monopoly.v1.TableService/WatchTable": Rule(_READERS),
+    "/monopoly.v1.TableService/SubmitCommand": Rule((PLAYER, SERVICE), quota=COMMAND),
+    "/monopoly.v1.TableService/Play": Rule((PLAYER, SERVICE), quota=COMMAND),  # each request of the stream
+    "/monopoly.v1.TableService/WatchTable": Rule(_READERS, quota=STREAM),
     # auction.proto
-    "/monopoly.v1.AuctionService/PlaceBid": Rule((PLAYER,)),
-    "/monopoly.v1.AuctionService/Pass": Rule((PLAYER,)),
+    "/monopoly.v1.AuctionService/PlaceBid": Rule((PLAYER,), quota=COMMAND),
+    "/monopoly.v1.AuctionService/Pass": Rule((PLAYER,), quota=COMMAND),
     "/monopoly.v1.AuctionService/GetAuction": Rule(_READERS),
-    "/monopoly.v1.AuctionService/WatchAuction": Rule(_READERS),
+    "/monopoly.v1.AuctionService/WatchAuction": Rule(_READERS, quota=STREAM),
     # trade.proto
-    "/monopoly.v1.TradeService/ProposeTrade": Rule((PLAYER,)),
-    "/monopoly.v1.TradeService/AcceptTrade": Rule((PLAYER,)),
-    "/monopoly.v1.TradeService/DeclineTrade": Rule((PLAYER,)),
-    "/monopoly.v1.TradeService/CancelTrade": Rule((PLAYER,)),
+    "/monopoly.v1.TradeService/ProposeTrade": Rule((PLAYER,), quota=COMMAND),
+    "/monopoly.v1.TradeService/AcceptTrade": Rule((PLAYER,), quota=COMMAND),
+    "/monopoly.v1.TradeService/DeclineTrade": Rule((PLAYER,), quota=COMMAND),
+    "/monopoly.v1.TradeService/CancelTrade": Rule((PLAYER,), quota=COMMAND),
     "/monopoly.v1.TradeService/ListTrades": Rule(_READERS),
     # casino.proto
-    "/monopoly.v1.CasinoService/PlaceBet": Rule((PLAYER,)),
-    "/monopoly.v1.CasinoService/Decline": Rule((PLAYER,)),
+    "/monopoly.v1.CasinoService/PlaceBet": Rule((PLAYER,), quota=COMMAND),
+    "/monopoly.v1.CasinoService/Decline": Rule((PLAYER,), quota=COMMAND),
     "/monopoly.v1.CasinoService/GetBet": Rule(_READERS),
     "/monopoly.v1.CasinoService/GetPool": Rule(_READERS),
     # rating.proto: ratings are the platform's members' business, not the whole network's
@@ -97,12 +100,13 @@ POLICY: dict[str, Rule] = {
     "/monopoly.v1.RatingService/History": Rule(_MEMBERS, None),
     "/monopoly.v1.RatingService/GetGame": Rule(_MEMBERS, None),
     # matchmaking.proto
-    "/monopoly.v1.MatchmakingService/RegisterPlayer": Rule((SERVICE, OPERATOR), None),  # the gateway, the launcher
-    "/monopoly.v1.MatchmakingService/Enqueue": Rule((ACCOUNT,), None),
+    # RegisterPlayer: the gateway (for browsers) and the launcher
+    "/monopoly.v1.MatchmakingService/RegisterPlayer": Rule((SERVICE, OPERATOR), None, REGISTER),
+    "/monopoly.v1.MatchmakingService/Enqueue": Rule((ACCOUNT,), None, COMMAND),
     "/monopoly.v1.MatchmakingService/Cancel": Rule((ACCOUNT,), None),
-    "/monopoly.v1.MatchmakingService/WatchQueue": Rule((ACCOUNT,), None),
+    "/monopoly.v1.MatchmakingService/WatchQueue": Rule((ACCOUNT,), None, STREAM),
     "/monopoly.v1.MatchmakingService/GetMyMatch": Rule((ACCOUNT,), None),
-    "/monopoly.v1.MatchmakingService/CreateCustomTable": Rule((HOST,), None),
+    "/monopoly.v1.MatchmakingService/CreateCustomTable": Rule((HOST,), None, CREATE),
     "/monopoly.v1.MatchmakingService/JoinCustomTable": Rule((ACCOUNT,), None),
     "/monopoly.v1.MatchmakingService/GetLobby": Rule((ACCOUNT,), None),
     "/monopoly.v1.MatchmakingService/StartCustomTable": Rule((HOST,), None),
@@ -122,6 +126,23 @@ def rule_of(method: str) -> Rule | None:
 def needs_token(method: str) -> bool:
     rule = POLICY.get(method)
     return rule is not None and ANYONE not in rule.who
+
+
+#: Roles whose calls draw from their own quotas (the platform's services and its operators are
+#: bounded per connection only: they act for many players at once).
+QUOTA_ROLES = ("player", "spectator", "account")
+
+
+def quota_key(claims: Claims | None, connection: str) -> str | None:
+    """Whose quota a call draws from: a seat, a table's spectators, a registered player, else its
+    connection (no token); None for the platform's own services and operators."""
+    if claims is None:
+        return f"anonymous:{connection}"
+    if claims.role not in QUOTA_ROLES:
+        return None
+    if claims.role == "account":
+        return f"account:{claims.player}"
+    return f"{claims.role}:{claims.table_id}:{claims.seat}"
 
 
 def check(method: str, claims: Claims | None, request: Any) -> None:

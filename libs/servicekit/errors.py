@@ -61,6 +61,15 @@ class Conflict(RuntimeError):
     or by another seat): ALREADY_EXISTS. Nothing changed; the first use keeps its answer."""
 
 
+class Exhausted(RuntimeError):
+    """A quota spent (`servicekit.quotas`): RESOURCE_EXHAUSTED, with `retry_after_ms` in the trailing
+    metadata `retry-after-ms` (when the next call would be taken). Nothing changed."""
+
+    def __init__(self, message: str, retry_after_ms: int = RETRY_AFTER_MS) -> None:
+        super().__init__(message)
+        self.retry_after_ms = retry_after_ms
+
+
 class Stale(RuntimeError):
     """The request was made against a state that has moved on: ABORTED."""
 

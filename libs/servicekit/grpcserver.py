@@ -33,13 +33,14 @@ from prometheus_client import Counter
 
 from engine import RuleViolation
 
-from . import access, auth, settings, validate
+from . import access, auth, quotas, settings, validate
 from . import tls as tlskit
 from .errors import (
     RETRY_AFTER_MS,
     BadRequest,
     Conflict,
     Corrupt,
+    Exhausted,
     Forbidden,
     NotFound,
     Stale,
@@ -63,6 +64,13 @@ CALLS_DENIED = Counter(
     ["method"],
 )
 
+QUOTA_REFUSED = Counter(
+    "grpc_quota_refused_total", "Calls refused as RESOURCE_EXHAUSTED (servicekit.quotas: a rate or a stream cap spent)"
+)
+
+#: The quotas of this process's server (`start_server`); None: no quotas (a server built by hand in a test).
+QUOTAS: quotas.Quotas | None = None
+
 #: Adds a servicer to a server (each service's `api.register` returns a list of them).
 Registration = Callable[[grpc.aio.Server], None]
 
@@ -77,6 +85,7 @@ _STATUS: tuple[tuple[type[BaseException], grpc.StatusCode], ...] = (
     (Forbidden, grpc.StatusCode.PERMISSION_DENIED),
     (Stale, grpc.StatusCode.ABORTED),
     (Conflict, grpc.StatusCode.ALREADY_EXISTS),
+    (Exhausted, grpc.StatusCode.RESOURCE_EXHAUSTED),
     (Unavailable, grpc.StatusCode.UNAVAILABLE),
     (Corrupt, grpc.StatusCode.DATA_LOSS),
 )
@@ -93,8 +102,8 @@ def status_of(exc: BaseException) -> grpc.StatusCode | None:
 
 
 def retry_after_ms(exc: BaseException) -> int:
-    """The wait a client is told before retrying an UNAVAILABLE call."""
-    return exc.retry_after_ms if isinstance(exc, Unavailable) else RETRY_AFTER_MS
+    """The wait a client is told before retrying an UNAVAILABLE or RESOURCE_EXHAUSTED call."""
+    return exc.retry_after_ms if isinstance(exc, (Unavailable, Exhausted)) else RETRY_AFTER_MS
 
 
 async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
@@ -102,6 +111,9 @@ async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
     if code is not None:
         if isinstance(exc, RuleViolation):
             context.set_trailing_metadata((("rule-id", exc.rule),))
+        elif code is grpc.StatusCode.RESOURCE_EXHAUSTED:
+            QUOTA_REFUSED.inc()
+            context.set_trailing_metadata((("retry-after-ms", str(retry_after_ms(exc))),))
         elif code is grpc.StatusCode.UNAVAILABLE:
             context.set_trailing_metadata((("retry-after-ms", str(retry_after_ms(exc))),))
             if not isinstance(exc, Unavailable):
@@ -243,6 +255,18 @@ def authorize(secret: auth.Secret, method: str, request: Any, metadata: Any = No
     return claims
 
 
+def charge(method: str, claims: auth.Claims | None, connection: str) -> str | None:
+    """Take one call of the method's quota (`access.Rule.quota`) for its caller and its connection;
+    RESOURCE_EXHAUSTED when spent. The key of the caller's open streams, or None when not counted."""
+    if QUOTAS is None:
+        return None
+    rule = access.rule_of(method)
+    quota = rule.quota if rule is not None else None
+    key = access.quota_key(claims, connection)
+    QUOTAS.charge(quota if key is not None else None, key or "", connection)
+    return key if quota == quotas.STREAM else None
+
+
 class TokenVerification(grpc.aio.ServerInterceptor):
     """Verify the call's token and check it against `access.POLICY` (`authorize`), then keep its
     claims for the call (`auth.current_claims()`).
@@ -270,7 +294,9 @@ class TokenVerification(grpc.aio.ServerInterceptor):
             inner = handler.unary_unary
 
             async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                token = auth.set_current_claims(authorize(self.secret, method, request, metadata))
+                claims = authorize(self.secret, method, request, metadata)
+                charge(method, claims, context.peer())
+                token = auth.set_current_claims(claims)
                 try:
                     return await inner(request, context)
                 finally:
@@ -282,9 +308,16 @@ class TokenVerification(grpc.aio.ServerInterceptor):
 
             async def streaming(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
                 # Set in the call's own task: the handler's generator runs in it, no other call sees it.
-                auth.set_current_claims(authorize(self.secret, method, request, metadata))
-                async for item in stream(request, context):
-                    yield item
+                claims = authorize(self.secret, method, request, metadata)
+                key = charge(method, claims, context.peer())
+                auth.set_current_claims(claims)
+                if key is None or QUOTAS is None:
+                    async for item in stream(request, context):
+                        yield item
+                    return
+                with QUOTAS.streams.hold(key, method.rsplit("/", 1)[-1]):
+                    async for item in stream(request, context):
+                        yield item
 
             return grpc.unary_stream_rpc_method_handler(
                 streaming, handler.request_deserializer, handler.response_serializer
@@ -313,6 +346,7 @@ async def start_server(
     service_names: Iterable[str],
     token_secret: auth.Secret | None = None,
     tls: settings.TLSSettings | None = None,
+    quota_settings: quotas.QuotaSettings | None = None,
 ) -> tuple[grpc.aio.Server, int, health.aio.HealthServicer]:
     """Start a server on host:port (0: any free port) and return it with the bound port.
 
@@ -322,6 +356,8 @@ async def start_server(
     certificates: `servicekit.tls`).
     """
     secret = token_secret if token_secret is not None else settings.token_secret()
+    global QUOTAS
+    QUOTAS = quotas.Quotas(quota_settings)
     server = grpc.aio.server(
         # each wraps the next: calls counted by the status the error mapping chose
         interceptors=[CallMetrics(), ErrorMapping(), TokenVerification(secret)],

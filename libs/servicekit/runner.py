@@ -121,7 +121,13 @@ async def serve(spec: ServiceSpec[AppT], ready: asyncio.Event | None = None, sto
             await consumers.start(js)
             stack.push_async_callback(consumers.stop)
         server, port, health_servicer = await grpcserver.start_server(
-            s.host, s.grpc_port, spec.grpc(app), spec.grpc_names, token_secret=s.token_secret, tls=s.tls
+            s.host,
+            s.grpc_port,
+            spec.grpc(app),
+            spec.grpc_names,
+            token_secret=s.token_secret,
+            tls=s.tls,
+            quota_settings=s.quotas,
         )
         stack.push_async_callback(server.stop, 2)
         if s.health_port:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .auth import Keyring, WeakSecret, data_dir_secret
+from .quotas import QuotaSettings
 
 Env = Mapping[str, str]
 
@@ -153,6 +154,8 @@ class Settings:
     tls: TLSSettings = TLSSettings()
     #: HEALTH_PORT: a plaintext port of gRPC health checks only, beside a TLS gRPC port (0: none).
     health_port: int = 0
+    #: QUOTA_*: rates and caps per player and per connection (`servicekit.quotas`).
+    quotas: QuotaSettings = field(default_factory=QuotaSettings)
 
     @staticmethod
     def from_env(service: str, grpc_port: int, metrics_port: int, env: Env | None = None) -> Settings:
@@ -171,4 +174,5 @@ class Settings:
             nats_password=secret_value(e, "NATS_PASSWORD"),
             tls=TLSSettings.from_env(e),
             health_port=int(e.get("HEALTH_PORT", "0")),
+            quotas=QuotaSettings.from_env(e),
         )

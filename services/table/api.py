@@ -106,6 +106,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         async for request in requests:
             try:
                 claims = grpcserver.authorize(self.tables.token_secret, PLAY_METHOD, request)
+                grpcserver.charge(PLAY_METHOD, claims, context.peer())
                 token = auth.set_current_claims(claims)
                 try:
                     answer = await self.SubmitCommand(request, context)
@@ -116,7 +117,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 if code is None:
                     raise
                 rule = exc.rule if isinstance(exc, RuleViolation) else ""
-                retry = grpcserver.retry_after_ms(exc) if code is grpc.StatusCode.UNAVAILABLE else 0
+                hinted = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
+                retry = grpcserver.retry_after_ms(exc) if code in hinted else 0
                 refusal = table_pb2.PlayRefusal(code=code.name, message=str(exc), rule_id=rule, retry_after_ms=retry)
                 yield table_pb2.PlayResponse(command_id=request.command_id, refused=refusal)
                 continue

@@ -32,6 +32,7 @@ def spec(settings: TableSettings) -> ServiceSpec[Tables]:
             settings.default_clock_scale,
             settings.base.token_secret,
             settings.group_commit,
+            settings.max_tables,
         )
         tables.relay_wake = rt.wake_relay
         return tables

@@ -22,6 +22,8 @@ class TableSettings:
     snapshot_every: int
     #: GROUP_COMMIT: commits of different tables written together at most (1: each on its own).
     group_commit: int
+    #: TABLE_MAX_TABLES: unfinished tables this instance holds at most (CreateTable past it: RESOURCE_EXHAUSTED).
+    max_tables: int = 10_000
 
     @staticmethod
     def from_env(env: Env | None = None) -> TableSettings:
@@ -31,4 +33,5 @@ class TableSettings:
             default_clock_scale=kit.clock_scale(e),
             snapshot_every=int(e.get("SNAPSHOT_EVERY", "500")),
             group_commit=max(1, int(e.get("GROUP_COMMIT", "128"))),
+            max_tables=max(1, int(e.get("TABLE_MAX_TABLES", "10000"))),
         )

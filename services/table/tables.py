@@ -44,7 +44,7 @@ from engine import (
 from engine.config import PRESET_SETTINGS, rule_card
 from monopoly.v1 import common_pb2, table_pb2
 from servicekit import auth, bus, logs, settings, signals, validate
-from servicekit.errors import BadRequest, Conflict, Corrupt, Forbidden, NotFound, Unavailable, unreachable
+from servicekit.errors import BadRequest, Conflict, Corrupt, Exhausted, Forbidden, NotFound, Unavailable, unreachable
 from servicekit.wire import envelope
 
 from . import store
@@ -404,8 +404,11 @@ class Tables:
         default_scale: int = 1,
         token_secret: auth.Secret | None = None,
         group_commit: int = 128,
+        max_tables: int = 10_000,
     ) -> None:
         self.pool = pool
+        #: Unfinished tables this instance holds at most (TABLE_MAX_TABLES): CreateTable past it is RESOURCE_EXHAUSTED.
+        self.max_tables = max_tables
         #: Commits of many tables written together (`group_commit` at most per group; 1: one by one).
         self.committer = GroupCommitter(pool, group_commit)
         #: The keys seat tokens are signed and verified with (None: TOKEN_SECRET, `settings.token_secret`).
@@ -447,6 +450,9 @@ class Tables:
             config = config.with_changes(external=tuple(p for p in SUB_PROTOCOLS if p in external))
         if not players:
             raise BadRequest("players: one name per seat")
+        live = sum(1 for actor in self.actors.values() if not actor.state.finished)
+        if live >= self.max_tables:
+            raise Exhausted(f"this table service holds its maximum of {self.max_tables} live tables", 5000)
         players = [validate.name(p, "players", MAX_SEAT_NAME) for p in players]
         validate.int_range(scale, "clock_scale", 0, MAX_CLOCK_SCALE)
         seed = validate.seed(seed) or secrets.randbits(63)

@@ -1,0 +1,69 @@
+"""Quotas: a token bucket per principal and per connection, a cap on open streams, a retry hint."""
+
+from __future__ import annotations
+
+import pytest
+
+from servicekit.errors import Exhausted
+from servicekit.quotas import COMMAND, Buckets, Quotas, QuotaSettings, Streams
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_bucket_takes_its_burst_then_its_rate_and_says_how_long_to_wait() -> None:
+    clock = Clock()
+    buckets = Buckets(rate=10, burst=3, clock=clock)
+    assert [buckets.take("seat:0") for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert buckets.take("seat:0") == pytest.approx(0.1)  # one more in a tenth of a second
+    assert buckets.take("seat:1") == 0.0  # another key has its own bucket
+    clock.now += 0.1
+    assert buckets.take("seat:0") == 0.0
+
+
+def test_the_least_recently_used_keys_go_past_the_cap() -> None:
+    buckets = Buckets(rate=1, burst=1, max_keys=2, clock=Clock())
+    for key in ("a", "b", "c"):
+        buckets.take(key)
+    assert buckets.take("a") == 0.0  # forgotten, so full again (at worst one more burst)
+    assert buckets.take("c") > 0
+
+
+def test_a_flooding_seat_is_refused_with_a_retry_hint_and_others_are_not() -> None:
+    clock = Clock()
+    quotas = Quotas(QuotaSettings(commands_per_s=5, commands_burst=5), clock=clock)
+    for _ in range(5):
+        quotas.charge(COMMAND, "player:t1:0", "ipv4:127.0.0.1:1")
+    with pytest.raises(Exhausted) as refused:
+        quotas.charge(COMMAND, "player:t1:0", "ipv4:127.0.0.1:1")
+    assert refused.value.retry_after_ms == 200
+    quotas.charge(COMMAND, "player:t2:0", "ipv4:127.0.0.1:2")  # another table's seat plays on
+
+
+def test_one_connection_is_capped_whatever_tokens_it_carries() -> None:
+    quotas = Quotas(QuotaSettings(connection_per_s=1, connection_burst=2), clock=Clock())
+    quotas.charge(COMMAND, "player:t1:0", "ipv4:127.0.0.1:9")
+    quotas.charge(COMMAND, "player:t2:1", "ipv4:127.0.0.1:9")
+    with pytest.raises(Exhausted, match="connection"):
+        quotas.charge(COMMAND, "player:t3:2", "ipv4:127.0.0.1:9")
+
+
+def test_open_streams_are_capped_per_key_and_released_when_they_end() -> None:
+    streams = Streams(limit=2)
+    with streams.hold("spectator:t1", "watch"), streams.hold("spectator:t1", "watch"):
+        with pytest.raises(Exhausted, match="at most 2"), streams.hold("spectator:t1", "watch"):
+            pass
+        with streams.hold("spectator:t2", "watch"):
+            pass
+    with streams.hold("spectator:t1", "watch"):
+        pass
+
+
+def test_the_numbers_come_from_the_environment() -> None:
+    s = QuotaSettings.from_env({"QUOTA_COMMANDS_PER_S": "7", "QUOTA_STREAMS": "3"})
+    assert (s.commands_per_s, s.streams, s.creates_per_s) == (7.0, 3, QuotaSettings().creates_per_s)
