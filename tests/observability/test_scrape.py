@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import re
 import secrets
 import shutil
@@ -123,6 +124,19 @@ def prometheus(data: Path, targets: dict[str, int]) -> Iterator[str]:
             proc.kill()
 
 
+@contextlib.contextmanager
+def signing_with(key: str) -> Iterator[None]:
+    """This process's clients sign with `key` (this module's platform's) meanwhile; the key of a
+    platform started earlier in the same worker is put back afterwards."""
+    saved = {k: os.environ.pop(k) for k in ("TOKEN_SECRET", "TOKEN_SECRETS") if k in os.environ}
+    os.environ["TOKEN_SECRET"] = key
+    try:
+        yield
+    finally:
+        os.environ.pop("TOKEN_SECRET", None)
+        os.environ.update(saved)
+
+
 @pytest.fixture(scope="module")
 async def running() -> AsyncIterator[Running]:
     with contextlib.ExitStack() as stack:
@@ -141,6 +155,7 @@ async def running() -> AsyncIterator[Running]:
             bus.url, db_url, data / "services", clock_scale=60, services=SERVICES, extra_env=env, bus=bus
         )
         await platform.start()
+        stack.enter_context(signing_with(TOKEN_SECRET))
         try:
             targets = {n: int(p.env[f"{n.upper()}_METRICS_PORT"]) for n, p in platform.processes.items()}
             base = stack.enter_context(prometheus(data, targets))
