@@ -96,7 +96,7 @@ $(NATIVE_STAMP): $(STAMP) $(NATIVE_SRC)
 compile: $(NATIVE_STAMP)
 
 uncompile:
-	rm -f libs/*.so libs/engine/*.so libs/bots/*.so $(NATIVE_STAMP)
+	rm -f libs/*.so libs/engine/*.so libs/bots/*.so monopoly_native__mypyc*.so $(NATIVE_STAMP)
 
 ## bench: engine throughput, median of several runs, on the compiled engine (NATIVE=0: pure Python)
 bench: $(STAMP) $(if $(filter 1,$(NATIVE)),compile,uncompile)
