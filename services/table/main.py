@@ -33,6 +33,8 @@ def spec(settings: TableSettings) -> ServiceSpec[Tables]:
             settings.base.token_secret,
             settings.group_commit,
             settings.max_tables,
+            settings.idle_evict_s,
+            settings.finished_evict_s,
         )
         tables.relay_wake = rt.wake_relay
         return tables

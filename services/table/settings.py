@@ -24,6 +24,10 @@ class TableSettings:
     group_commit: int
     #: TABLE_MAX_TABLES: unfinished tables this instance holds at most (CreateTable past it: RESOURCE_EXHAUSTED).
     max_tables: int = 10_000
+    #: TABLE_IDLE_EVICT_S: an actor nobody used this long leaves memory (`idle`; 0: never).
+    idle_evict_s: float = 300.0
+    #: TABLE_FINISHED_EVICT_S: the same for a finished table (0: never).
+    finished_evict_s: float = 30.0
 
     @staticmethod
     def from_env(env: Env | None = None) -> TableSettings:
@@ -34,4 +38,6 @@ class TableSettings:
             snapshot_every=int(e.get("SNAPSHOT_EVERY", "500")),
             group_commit=max(1, int(e.get("GROUP_COMMIT", "128"))),
             max_tables=max(1, int(e.get("TABLE_MAX_TABLES", "10000"))),
+            idle_evict_s=float(e.get("TABLE_IDLE_EVICT_S", "300")),
+            finished_evict_s=float(e.get("TABLE_FINISHED_EVICT_S", "30")),
         )

@@ -49,6 +49,7 @@ from servicekit.wire import envelope
 
 from . import store
 from .commits import GroupCommitter, NotSent, OutcomeUnknown
+from .idle import LOADED, Idle
 
 log = logging.getLogger(__name__)
 
@@ -123,6 +124,12 @@ class TableActor:
     task: asyncio.Task[None] | None = None
     #: A commit failed on a lost connection: Postgres may hold more than `state` until it is read back.
     unsure: bool = False
+    #: When a caller last used the table (monotonic s; `idle`: evicted once idle long enough).
+    used: float = float("-inf")
+    #: A request is in hand (taken off the queue, not yet answered).
+    busy: bool = False
+    #: Evicted (`idle`): out of `Tables.actors`, its task ended; a caller holding it goes through `Tables.get`.
+    evicted: bool = False
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"table-{self.table_id}")
@@ -135,11 +142,24 @@ class TableActor:
         if self.task:
             await self.task
 
+    def retire(self) -> None:
+        """Leave memory (`idle`): no timer, the task ends (nothing is queued or in hand)."""
+        self.evicted = True
+        if self.timer:
+            self.timer.cancel()
+            self.timer = None
+        self.queue.put_nowait(None)
+        if not self.state.finished:
+            ACTIVE_TABLES.dec()
+
     def game_now(self) -> int:
         return max(self.state.clock, (wall_ms() - self.epoch_ms) * self.scale)
 
     async def submit(self, command: Command | None, command_id: str = "", seat: int | None = None) -> bytes:
         """Queue a command (None: just the clock) and wait for its committed answer."""
+        if self.evicted:  # evicted since the caller got it: the table's current actor takes it
+            return await (await self.tables.get(self.table_id)).submit(command, command_id, seat)
+        self.used = time.monotonic()
         if self.unsure:
             raise Unavailable("the table is waiting for Postgres; retry with the same command id")
         done: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
@@ -148,10 +168,12 @@ class TableActor:
 
     def subscribe(self) -> asyncio.Queue[list[common_pb2.Envelope] | None]:
         q: asyncio.Queue[list[common_pb2.Envelope] | None] = asyncio.Queue()
+        self.used = time.monotonic()
         self.watchers.add(q)
         return q
 
     def unsubscribe(self, q: asyncio.Queue[list[common_pb2.Envelope] | None]) -> None:
+        self.used = time.monotonic()
         self.watchers.discard(q)
 
     async def _run(self) -> None:
@@ -161,6 +183,7 @@ class TableActor:
             logs.bind(seq=self.state.seq + 1, trace=item.command_id)
             if done is not None and done.done():  # its caller left (a deadline, a closed stream): not applied
                 continue
+            self.busy = True
             try:
                 if self.unsure:  # a commit's outcome is unknown: learn it before anything else
                     await self._resync()
@@ -171,6 +194,8 @@ class TableActor:
             else:
                 if done is not None and not done.done():
                     done.set_result(answer)
+            finally:
+                self.busy = False
             self._arm()
 
     def _arm(self) -> None:
@@ -405,10 +430,15 @@ class Tables:
         token_secret: auth.Secret | None = None,
         group_commit: int = 128,
         max_tables: int = 10_000,
+        idle_evict_s: float = 300.0,
+        finished_evict_s: float = 30.0,
     ) -> None:
         self.pool = pool
-        #: Unfinished tables this instance holds at most (TABLE_MAX_TABLES): CreateTable past it is RESOURCE_EXHAUSTED.
+        #: Unfinished tables this instance holds at most (TABLE_MAX_TABLES), evicted ones included
+        #: (`idle`): CreateTable past it is RESOURCE_EXHAUSTED.
         self.max_tables = max_tables
+        #: Idle actors leave memory after TABLE_IDLE_EVICT_S (finished: TABLE_FINISHED_EVICT_S).
+        self.idle = Idle(self, idle_evict_s, finished_evict_s)
         #: Commits of many tables written together (`group_commit` at most per group; 1: one by one).
         self.committer = GroupCommitter(pool, group_commit)
         #: The keys seat tokens are signed and verified with (None: TOKEN_SECRET, `settings.token_secret`).
@@ -450,7 +480,7 @@ class Tables:
             config = config.with_changes(external=tuple(p for p in SUB_PROTOCOLS if p in external))
         if not players:
             raise BadRequest("players: one name per seat")
-        live = sum(1 for actor in self.actors.values() if not actor.state.finished)
+        live = sum(1 for actor in self.actors.values() if not actor.state.finished) + len(self.idle.dormant)
         if live >= self.max_tables:
             raise Exhausted(f"this table service holds its maximum of {self.max_tables} live tables", 5000)
         players = [validate.name(p, "players", MAX_SEAT_NAME) for p in players]
@@ -471,28 +501,35 @@ class Tables:
             first = store.append_args(table_id, 1, events, state.clock, state, snapshot, outbox)
             await store.append_many(conn, [first])
         actor._committed(state, len(events), envelopes, "", answer, snapshot)
+        actor.used = time.monotonic()
         self.actors[table_id] = actor
+        self.idle.adopted(table_id)
         ACTIVE_TABLES.inc()
         actor.start()
         return table_id, state.seq, rule_card(config)
 
-    async def get(self, table_id: str) -> TableActor:
+    async def get(self, table_id: str, touch: bool = True) -> TableActor:
+        """The table's actor, read from Postgres if it is not in memory (never loaded, or evicted);
+        `touch`: a caller's use (False: a deadline's wake-up, which keeps the table idle)."""
         actor = self.actors.get(table_id)
-        if actor is not None:
-            return actor
-        task = self._loading.get(table_id)
-        if task is None:
-            task = self._loading[table_id] = asyncio.create_task(self._load(table_id))
-        try:
-            return await task
-        finally:
-            self._loading.pop(table_id, None)
+        if actor is None:
+            task = self._loading.get(table_id)
+            if task is None:
+                task = self._loading[table_id] = asyncio.create_task(self._load(table_id))
+            try:
+                actor = await task
+            finally:
+                self._loading.pop(table_id, None)
+        if touch:  # no await from here to the caller: the sweep cannot take it in between
+            actor.used = time.monotonic()
+        return actor
 
     async def _load(self, table_id: str) -> TableActor:
         row, state = await self.read(table_id)
         snapshot_seq = row.snapshot_seq if row.snapshot is not None else 0
         actor = TableActor(self, table_id, state, row.clock_epoch_ms, row.clock_scale, snapshot_seq)
         self.actors[table_id] = actor
+        self.idle.adopted(table_id)
         if not state.finished:
             ACTIVE_TABLES.inc()
         actor.start()
@@ -530,8 +567,10 @@ class Tables:
         return resumed
 
     async def stop(self) -> None:
+        await self.idle.stop()
         for actor in list(self.actors.values()):
             await actor.stop()
+            LOADED.dec()
         await self.committer.stop()
 
     async def join(self, table_id: str, seat: int) -> str:
