@@ -110,8 +110,12 @@ class Retention:
     max_age_days: float = 30.0
     #: TABLE_EVENTS_MAX_GB: the stream's size cap in GiB (0: none); the oldest go first beyond it.
     max_gb: float = 0.0
-    #: TABLE_EVENTS_REPLICAS: copies in a NATS cluster (3 in production; 1 for a single server).
+    #: TABLE_EVENTS_REPLICAS: copies of the table event stream in a NATS cluster (NATS_STREAM_REPLICAS
+    #: unless set).
     replicas: int = 1
+    #: NATS_STREAM_REPLICAS: copies of every stream in a NATS cluster (3 on a 3-node cluster, so a node's
+    #: loss loses nothing; 1, the default, for a single server, which refuses more).
+    stream_replicas: int = 1
     #: SIGNALS_MAX_AGE_DAYS: the signals stream feeds the services' consumers within seconds.
     signals_max_age_days: float = 7.0
 
@@ -119,10 +123,12 @@ class Retention:
     def from_env(env: dict[str, str] | None = None) -> Retention:
         e = os.environ if env is None else env
         d = Retention()
+        stream_replicas = int(e.get("NATS_STREAM_REPLICAS") or d.stream_replicas)
         return Retention(
             max_age_days=float(e.get("TABLE_EVENTS_MAX_AGE_DAYS", d.max_age_days)),
             max_gb=float(e.get("TABLE_EVENTS_MAX_GB", d.max_gb)),
-            replicas=int(e.get("TABLE_EVENTS_REPLICAS", d.replicas)),
+            replicas=int(e.get("TABLE_EVENTS_REPLICAS") or stream_replicas),
+            stream_replicas=stream_replicas,
             signals_max_age_days=float(e.get("SIGNALS_MAX_AGE_DAYS", d.signals_max_age_days)),
         )
 
@@ -138,6 +144,7 @@ def stream_config(spec: JStream = TABLE_EVENTS, retention: Retention | None = No
         duplicate_window=cfg.duplicate_window,
     )
     r = retention or Retention.from_env()
+    config.num_replicas = r.stream_replicas
     if spec.name == TABLE_EVENTS.name:
         config.max_age = r.max_age_days * 86400.0 if r.max_age_days > 0 else None
         config.max_bytes = int(r.max_gb * 2**30) if r.max_gb > 0 else None
@@ -159,7 +166,7 @@ async def connect(
     bring the streams named in `streams` (None: every stream) to their spec: each service creates
     the streams it owns, the only ones its permissions let it change."""
     nc = await nats.connect(
-        url,
+        [part.strip() for part in url.split(",") if part.strip()],  # several URLs: the nodes of a cluster
         name=user or "monopoly",
         max_reconnect_attempts=-1,
         inbox_prefix=inbox_prefix,

@@ -30,7 +30,9 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Mapping
+import urllib.request
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -155,6 +157,135 @@ def nats_server(
             proc.kill()
             proc.wait()
         log.close()
+
+
+#: The embedded cluster's name (`cluster.name` of each node's config).
+CLUSTER_NAME = "monopoly"
+#: Where a data folder keeps its cluster's nodes (`<data_dir>/nats-cluster/n1`, ...: a store, a config
+#: and a log each), apart from the single server's store.
+CLUSTER_DIR = "nats-cluster"
+
+
+@dataclass
+class NatsNode:
+    """One node of the embedded cluster: its ports (kept for its restarts) and its process."""
+
+    name: str
+    folder: Path
+    port: int
+    route_port: int
+    http_port: int
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def config(self) -> Path:
+        return self.folder / NATS_CONFIG_FILE
+
+    def start(self) -> None:
+        log = open(self.folder / "nats.log", "ab")  # noqa: SIM115 - the child keeps writing to it
+        try:
+            self.proc = subprocess.Popen(
+                [*die_with_parent(), nats_binary(), "-c", str(self.config)],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        finally:
+            log.close()
+
+    def kill(self) -> None:
+        """SIGKILL: the crash the cluster must survive."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def healthy(self) -> bool:
+        """Whether the node answers `/healthz` with 200: it serves clients and its JetStream is current
+        (the meta leader known, its streams caught up)."""
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}/healthz", timeout=1) as reply:
+                return bool(reply.status == 200)
+        except (OSError, ValueError):
+            return False
+
+    def wait_healthy(self, timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc is not None and self.proc.poll() is not None:
+                raise RuntimeError(f"nats-server {self.name} exited with code {self.proc.returncode}")
+            if self.healthy():
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"nats-server {self.name} not healthy within {timeout:.0f} s; see {self.folder}/nats.log")
+
+
+@dataclass
+class NatsCluster:
+    """The embedded JetStream cluster: its nodes, and its users with every node's URL."""
+
+    nodes: list[NatsNode]
+    users: BusUsers
+
+    def restart(self, index: int, timeout: float = 60.0) -> None:
+        """Start a stopped (or killed) node again on its store, ports and config; back once it is current."""
+        node = self.nodes[index]
+        node.stop()
+        node.start()
+        node.wait_healthy(timeout)
+
+
+def cluster_urls(ports: Sequence[int], tls: bool = False) -> str:
+    """NATS_URL of a cluster: every node's URL, separated by commas."""
+    scheme = "tls" if tls else "nats"
+    return ",".join(f"{scheme}://127.0.0.1:{port}" for port in ports)
+
+
+@contextlib.contextmanager
+def nats_cluster(
+    data_dir: Path, size: int = 3, auth: bool = True, tls: Mapping[str, object] | None = None
+) -> Iterator[NatsCluster]:
+    """A JetStream cluster of `size` servers on 127.0.0.1 (`<data_dir>/nats-cluster/n<i>`: a store of
+    its own each; routes between all of them, logged in as `natsauth.ROUTE`), with the platform's
+    users and permissions (`natsauth`) and TLS (`tls`, on client connections and routes) when given.
+    Yields once every node is healthy; its users' URL lists every node (a client rides out one node's loss)."""
+    if size < 1:
+        raise ValueError("a cluster has at least one node")
+    root = data_dir / CLUSTER_DIR
+    passwords = natsauth.load_or_create(data_dir / NATS_USERS_FILE) if auth else {}
+    nodes = [
+        NatsNode(f"n{i + 1}", root / f"n{i + 1}", free_port(), free_port(), free_port()) for i in range(size)
+    ]
+    for node in nodes:
+        (node.folder / "store").mkdir(parents=True, exist_ok=True)
+        routes = tuple(f"127.0.0.1:{other.route_port}" for other in nodes if other is not node)
+        member = natsauth.ClusterNode(
+            node.name, CLUSTER_NAME, f"127.0.0.1:{node.route_port}", routes, f"127.0.0.1:{node.http_port}"
+        )
+        config = natsauth.server_config(
+            f"127.0.0.1:{node.port}", node.folder / "store", passwords if auth else None, tls, member
+        )
+        fd = os.open(node.config, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(config)
+    try:
+        for node in nodes:
+            node.start()
+        for node in nodes:
+            node.wait_healthy()
+        yield NatsCluster(nodes, BusUsers(cluster_urls([n.port for n in nodes], bool(tls)), passwords))
+    finally:
+        for node in nodes:
+            node.stop()
 
 
 def runtime_dir() -> None:
@@ -284,17 +415,22 @@ class Servers(NamedTuple):
 
 
 @contextlib.contextmanager
-def servers(data_dir: Path) -> Iterator[Servers]:
+def servers(data_dir: Path, nats_nodes: int = 1) -> Iterator[Servers]:
     """The environment's NATS_URL and DATABASE_URL when set, else embedded servers (NATS with the
-    platform's users, and TLS when TLS_CERT is set), with the data folder locked (`data_dir_lock`)
-    until they stop: NATS first, then Postgres."""
+    platform's users, and TLS when TLS_CERT is set; a JetStream cluster of `nats_nodes` servers when
+    more than one: `nats_cluster`), with the data folder locked (`data_dir_lock`) until they stop:
+    NATS first, then Postgres."""
     with contextlib.ExitStack() as stack:
         stack.enter_context(data_dir_lock(data_dir))
         db_url = os.environ.get("DATABASE_URL") or stack.enter_context(postgres_server(data_dir))
         if os.environ.get("NATS_URL"):
             yield Servers(os.environ["NATS_URL"], db_url, None)
             return
-        bus = stack.enter_context(nats_server(data_dir, tls=nats_tls(TLSSettings.from_env())))
+        tls = nats_tls(TLSSettings.from_env())
+        if nats_nodes > 1:
+            bus = stack.enter_context(nats_cluster(data_dir, nats_nodes, tls=tls)).users
+        else:
+            bus = stack.enter_context(nats_server(data_dir, tls=tls))
         yield Servers(bus.url, db_url, bus)
 
 

@@ -181,7 +181,7 @@ def load_or_create(path: Path) -> dict[str, str]:
     """The passwords kept at `path` (JSON, readable by its owner only), created the first time and
     completed when a user was added since; a data dir keeps its passwords across restarts."""
     known: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
-    missing = [u for u in USERS if u not in known]
+    missing = [u for u in (*USERS, ROUTE) if u not in known]
     if missing or not path.exists():
         known.update(generate(missing))
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -201,32 +201,78 @@ def authorization(passwords: Mapping[str, str]) -> dict[str, object]:
     return {"users": users}
 
 
+#: The user cluster routes log in as (`server_config`'s `cluster` block): a password of its own, kept
+#: with the users' passwords, so no other process on the machine joins the cluster as a server.
+ROUTE = "route"
+
+
+@dataclass(frozen=True, slots=True)
+class ClusterNode:
+    """One server of a JetStream cluster: its name, where its routes listen, the other nodes' routes."""
+
+    name: str
+    cluster_name: str
+    listen: str
+    routes: tuple[str, ...]
+    #: The monitoring port (`/healthz`): how a starter knows the node's JetStream is current.
+    http: str = ""
+
+
 def server_config(
     listen: str,
     store_dir: Path,
     passwords: Mapping[str, str] | None,
     tls: Mapping[str, object] | None = None,
+    cluster: ClusterNode | None = None,
 ) -> str:
     """A nats-server config (JSON, which its parser reads): JetStream in `store_dir`, the users of
-    `authorization` (None: an open server), and `tls` (cert_file, key_file, ca_file...) when given."""
+    `authorization` (None: an open server), and `tls` (cert_file, key_file, ca_file...) when given;
+    with `cluster`, a node of a JetStream cluster whose routes log in as `ROUTE` (its password in
+    `passwords`) and use the same TLS (the platform's certificates serve and verify both ends)."""
     config: dict[str, object] = {"listen": listen, "jetstream": {"store_dir": str(store_dir)}}
     if passwords is not None:
         config["authorization"] = authorization(passwords)
     if tls:
         config["tls"] = dict(tls)
+    if cluster is not None:
+        config["server_name"] = cluster.name
+        if cluster.http:
+            config["http"] = cluster.http
+        block: dict[str, object] = {"name": cluster.cluster_name, "listen": cluster.listen}
+        scheme = "nats-route"
+        route_user = ""
+        if passwords is not None and ROUTE in passwords:
+            block["authorization"] = {"user": ROUTE, "password": passwords[ROUTE], "timeout": 5}
+            route_user = f"{ROUTE}:{passwords[ROUTE]}@"
+        if tls:
+            block["tls"] = {**dict(tls), "verify": bool(tls.get("ca_file")), "timeout": 5}
+        block["routes"] = [f"{scheme}://{route_user}{route}" for route in cluster.routes]
+        config["cluster"] = block
     return json.dumps(config, indent=2)
 
 
+def servers(url: str) -> list[str]:
+    """The server URLs of NATS_URL: one URL, or several separated by commas (the nodes of a cluster,
+    so a client reconnects to another node when its own goes away)."""
+    return [part.strip() for part in url.split(",") if part.strip()]
+
+
 def with_credentials(url: str, user: str, password: str) -> str:
-    """`url` with `user:password@` in it (replacing any there)."""
-    parts = urlsplit(url)
-    host = parts.netloc.rsplit("@", 1)[-1]
-    return urlunsplit(parts._replace(netloc=f"{quote(user, safe='')}:{quote(password, safe='')}@{host}"))
+    """`url` with `user:password@` in it (replacing any there); in each URL of a list."""
+    out = []
+    for one in servers(url):
+        parts = urlsplit(one)
+        host = parts.netloc.rsplit("@", 1)[-1]
+        out.append(urlunsplit(parts._replace(netloc=f"{quote(user, safe='')}:{quote(password, safe='')}@{host}")))
+    return ",".join(out)
 
 
 def without_credentials(url: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[-1]))
+    out = []
+    for one in servers(url):
+        parts = urlsplit(one)
+        out.append(urlunsplit(parts._replace(netloc=parts.netloc.rsplit("@", 1)[-1])))
+    return ",".join(out)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +294,7 @@ def user_of(url: str, user: str = "", password: str = "") -> str:
     """Who a connection logs in as: `user` when a password goes with it, else the URL's user ("" : nobody)."""
     if password:
         return user
-    name = urlsplit(url).username
+    name = urlsplit(servers(url)[0] if servers(url) else url).username
     return unquote(name) if name else ""
 
 
