@@ -8,7 +8,8 @@ NOT_FOUND, `Unauthenticated` -> UNAUTHENTICATED,
 `Unavailable` -> UNAVAILABLE, `Corrupt` -> DATA_LOSS, a handler running past its deadline ->
 DEADLINE_EXCEEDED. Postgres or NATS out of reach (`errors.unreachable`: a refused or lost
 connection) is UNAVAILABLE too, never INTERNAL; every UNAVAILABLE carries the trailing metadata
-`retry-after-ms`. Anything else is INTERNAL and logged.
+`retry-after-ms`, and `Elsewhere` (another instance serves it) `served-by: <address>`. Anything
+else is INTERNAL and logged.
 
 `TokenVerification` verifies the token of every call (a request's token field,
 `auth.TOKEN_FIELDS`, or else the `authorization: Bearer <token>` metadata) and
@@ -40,6 +41,7 @@ from .errors import (
     BadRequest,
     Conflict,
     Corrupt,
+    Elsewhere,
     Exhausted,
     Forbidden,
     NotFound,
@@ -51,6 +53,9 @@ from .errors import (
 from .grpcmetrics import CallMetrics
 
 log = logging.getLogger(__name__)
+
+#: The trailing metadata naming the instance that serves what a call asked for (`errors.Elsewhere`).
+SERVED_BY = "served-by"
 
 TOKENS_REFUSED = Counter(
     "grpc_tokens_refused_total",
@@ -115,7 +120,10 @@ async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
             QUOTA_REFUSED.inc()
             context.set_trailing_metadata((("retry-after-ms", str(retry_after_ms(exc))),))
         elif code is grpc.StatusCode.UNAVAILABLE:
-            context.set_trailing_metadata((("retry-after-ms", str(retry_after_ms(exc))),))
+            trailing = [("retry-after-ms", str(retry_after_ms(exc)))]
+            if isinstance(exc, Elsewhere) and exc.address:
+                trailing.append((SERVED_BY, exc.address))
+            context.set_trailing_metadata(tuple(trailing))
             if not isinstance(exc, Unavailable):
                 log.warning("a backing server is out of reach: %s: %s", type(exc).__name__, exc)
                 await context.abort(code, f"a backing server is out of reach ({type(exc).__name__}); retry later")

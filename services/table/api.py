@@ -163,6 +163,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 if fresh:
                     yield table_pb2.WatchTableResponse(batch=common_pb2.EventBatch(events=fresh))
                     last = fresh[-1].seq
+            if actor.moved:  # another instance runs the table now: the client resumes there from `last`
+                raise await self.tables.elsewhere(table_id)
         finally:
             actor.unsubscribe(live)
 

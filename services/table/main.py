@@ -17,11 +17,16 @@ from servicekit.runner import Runtime, ServiceSpec, run_service
 from . import verify
 from .api import SERVICE_NAME, TableService, register
 from .handlers import build_consumers
+from .leases import Leases
 from .observe import TablesCollector
 from .settings import TableSettings
 from .tables import Tables
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+async def _nothing(partitions: list[int]) -> None:
+    """Partitions taken before recovery: recovery loads them."""
 
 
 def spec(settings: TableSettings) -> ServiceSpec[Tables]:
@@ -37,25 +42,47 @@ def spec(settings: TableSettings) -> ServiceSpec[Tables]:
             settings.finished_evict_s,
         )
         tables.relay_wake = rt.wake_relay
+        tables.leases = Leases(
+            rt.pool,
+            settings.base.database_url,
+            settings.instance_id,
+            settings.address,
+            settings.partitions,
+            settings.lease_ttl_s,
+        )
+        tables.leases.on_gained = tables.take
+        tables.leases.on_lost = tables.drop
         return tables
 
     background: list[asyncio.Task[None]] = []
     collectors: list[TablesCollector] = []
 
     async def start(tables: Tables) -> str:
+        assert tables.leases is not None
+        tables.leases.on_gained = _nothing  # the first share is recovered below, before gRPC serves
+        await tables.leases.start()
+        tables.leases.on_gained = tables.take
         resumed = await tables.recover()
+        tables.leases.run()
         collectors.append(TablesCollector(tables))  # table_tables, table_deadline_overdue_seconds
         REGISTRY.register(collectors[-1])
         # Gaps, replay mismatches and ledger imbalance are logged and counted before a player meets them.
         background.append(asyncio.create_task(verify.periodically(tables.pool), name="verify"))
-        return f"{resumed} tables resumed"
+        held = len(tables.leases.held)
+        return f"{resumed} tables resumed, {held} of {settings.partitions} partitions held as {settings.instance_id}"
 
     async def stop(tables: Tables) -> None:
+        """After gRPC stopped taking calls (its in-flight ones finished): no more beats, the actors
+        finish what they hold, then the leases go back so the next owners take them at once."""
         for task in background:
             task.cancel()
         for collector in collectors:
             REGISTRY.unregister(collector)
+        if tables.leases is not None:
+            await tables.leases.stop()
         await tables.stop()
+        if tables.leases is not None:
+            await tables.leases.release()
 
     return ServiceSpec(
         settings=settings.base,

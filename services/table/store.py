@@ -39,20 +39,33 @@ def _row(r: asyncpg.Record) -> TableRow:
 
 
 async def create_table(
-    conn: asyncpg.Connection, table_id: str, mode: str, players: list[str], seed: int, epoch_ms: int, scale: int
+    conn: asyncpg.Connection,
+    table_id: str,
+    mode: str,
+    players: list[str],
+    seed: int,
+    epoch_ms: int,
+    scale: int,
+    partition: int | None = None,
 ) -> None:
+    """The table's row; its first events follow in the same transaction (`append_many`, whose fence
+    then checks this instance holds `partition`)."""
     await conn.execute(
-        "INSERT INTO tables (table_id, mode, players, seed, clock_epoch_ms, clock_scale, seq) "
-        "VALUES ($1, $2, $3, $4, $5, $6, 0)",
+        "INSERT INTO tables (table_id, mode, players, seed, clock_epoch_ms, clock_scale, seq, partition) "
+        "VALUES ($1, $2, $3, $4, $5, $6, 0, $7)",
         table_id,
         mode,
         json.dumps(players),
         seed,
         epoch_ms,
         scale,
+        partition,
     )
 
 
+#: One command's commit. With a fence (`$15` the instance, `$16` its lease epoch: `leases.Leases`), the
+#: same statement checks the instance still holds the table's partition (`table_fence`, migration 004),
+#: or raises SQLSTATE MNF01 and keeps nothing; without one (None: a `Tables` used on its own) it does not.
 _APPEND = """
 WITH events AS (
     INSERT INTO table_events (table_id, seq, type, payload, game_ms)
@@ -67,7 +80,7 @@ WITH events AS (
 )
 UPDATE tables SET seq = $6, finished = $7, updated_at = now(),
     snapshot = COALESCE($13::jsonb, snapshot), snapshot_seq = CASE WHEN $13::jsonb IS NULL THEN snapshot_seq ELSE $6 END
-WHERE table_id = $1
+WHERE table_id = $1 AND CASE WHEN $15::text IS NULL THEN true ELSE table_fence($1, $15, $16) END
 """
 
 
@@ -89,6 +102,9 @@ class AppendArgs(NamedTuple):
     snapshot: str | None
     #: The digest the command id is bound to (`tables.command_digest`).
     digest: str | None = None
+    #: The fence: this instance's id and the epoch of its lease on the table's partition (None: none).
+    fence_owner: str | None = None
+    fence_epoch: int | None = None
 
 
 def append_args(
@@ -102,6 +118,7 @@ def append_args(
     command_id: str | None = None,
     response: bytes | None = None,
     digest: str | None = None,
+    fence: tuple[str, int] | None = None,
 ) -> AppendArgs:
     """One command's events, the table's progress, the command's answer and its outbox rows (in
     publishing order), as the parameters of one statement."""
@@ -120,6 +137,8 @@ def append_args(
         [row[2] for row in outbox_rows],
         codec.dumps(codec.state_to_data(state)) if snapshot else None,
         digest,
+        fence[0] if fence is not None else None,
+        fence[1] if fence is not None else None,
     )
 
 
@@ -146,8 +165,16 @@ async def table(conn: asyncpg.Connection, table_id: str) -> TableRow | None:
     return _row(r) if r is not None else None
 
 
-async def unfinished(conn: asyncpg.Connection) -> list[TableRow]:
-    return [_row(r) for r in await conn.fetch("SELECT * FROM tables WHERE NOT finished ORDER BY created_at")]
+async def unfinished(conn: asyncpg.Connection, partitions: Sequence[int] | None = None) -> list[TableRow]:
+    """The unfinished tables (of `partitions` only, when given)."""
+    if partitions is None:
+        rows = await conn.fetch("SELECT * FROM tables WHERE NOT finished ORDER BY created_at")
+    else:
+        rows = await conn.fetch(
+            "SELECT * FROM tables WHERE NOT finished AND partition = ANY($1::int[]) ORDER BY created_at",
+            list(partitions),
+        )
+    return [_row(r) for r in rows]
 
 
 async def event_rows_after(conn: asyncpg.Connection, table_id: str, seq: int) -> list[asyncpg.Record]:

@@ -44,12 +44,23 @@ from engine import (
 from engine.config import PRESET_SETTINGS, rule_card
 from monopoly.v1 import common_pb2, table_pb2
 from servicekit import auth, bus, logs, settings, signals, validate
-from servicekit.errors import BadRequest, Conflict, Corrupt, Exhausted, Forbidden, NotFound, Unavailable, unreachable
+from servicekit.errors import (
+    BadRequest,
+    Conflict,
+    Corrupt,
+    Elsewhere,
+    Exhausted,
+    Forbidden,
+    NotFound,
+    Unavailable,
+    unreachable,
+)
 from servicekit.wire import envelope
 
 from . import store
 from .commits import GroupCommitter, NotSent, OutcomeUnknown
 from .idle import LOADED, Idle
+from .leases import Leases, fenced
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +78,9 @@ COMMIT_SECONDS = Histogram(
 EVENTS = Counter("table_events_total", "Events committed")
 ACTIVE_TABLES = Gauge("table_active_tables", "Tables loaded and not finished")
 COMMIT_UNSURE = Counter("table_commit_unsure_total", "Commits whose connection was lost before Postgres answered")
+COMMITS_FENCED = Counter(
+    "table_commits_fenced_total", "Commits refused because this instance no longer held the table's partition"
+)
 
 #: A command moves the table's clock only when it is this much (real ms) behind: a ClockAdvanced
 #: event per command would double the events for nothing; timers still fire on time.
@@ -130,6 +144,10 @@ class TableActor:
     busy: bool = False
     #: Evicted (`idle`): out of `Tables.actors`, its task ended; a caller holding it goes through `Tables.get`.
     evicted: bool = False
+    #: The epoch of this instance's lease on the table's partition when it was loaded (None: no leases).
+    lease_epoch: int | None = None
+    #: Another instance runs the table now (its lease moved): this state is no longer authoritative.
+    moved: bool = False
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"table-{self.table_id}")
@@ -157,6 +175,8 @@ class TableActor:
 
     async def submit(self, command: Command | None, command_id: str = "", seat: int | None = None) -> bytes:
         """Queue a command (None: just the clock) and wait for its committed answer."""
+        if self.moved:
+            raise await self.tables.elsewhere(self.table_id)
         if self.evicted:  # evicted since the caller got it: the table's current actor takes it
             return await (await self.tables.get(self.table_id)).submit(command, command_id, seat)
         self.used = time.monotonic()
@@ -185,6 +205,8 @@ class TableActor:
                 continue
             self.busy = True
             try:
+                if self.moved:
+                    raise await self.tables.elsewhere(self.table_id)
                 if self.unsure:  # a commit's outcome is unknown: learn it before anything else
                     await self._resync()
                 answer = await self._handle(item.command, item.command_id, item.seat)
@@ -316,6 +338,7 @@ class TableActor:
             command_id or None,
             answer if command_id else None,
             digest if command_id else None,
+            self.tables.fence(self),
         )
         lost: BaseException | None = None
         committing = time.perf_counter()
@@ -326,6 +349,10 @@ class TableActor:
             raise Unavailable(f"the table could not be saved ({exc}); nothing changed") from exc
         except OutcomeUnknown as exc:
             lost = exc
+        except asyncpg.PostgresError as exc:
+            if not fenced(exc):
+                raise
+            raise await self.tables.lost_lease(self) from exc
         if lost is None:
             COMMIT_SECONDS.observe(time.perf_counter() - committing)
         if lost is not None:
@@ -448,6 +475,79 @@ class Tables:
         self.actors: dict[str, TableActor] = {}
         self._loading: dict[str, asyncio.Task[TableActor]] = {}
         self.relay_wake: Callable[[], None] = lambda: None
+        #: This instance's partition leases (None: it runs every table, unfenced: a `Tables` on its own).
+        self.leases: Leases | None = None
+
+    def fence(self, actor: TableActor) -> tuple[str, int] | None:
+        """What an actor's commits are fenced with: this instance and its lease epoch when it loaded the table."""
+        if self.leases is None or actor.lease_epoch is None:
+            return None
+        return self.leases.instance_id, actor.lease_epoch
+
+    def _owned(self, table_id: str) -> int | None:
+        """The epoch this instance holds the table's partition at; `Elsewhere` when it does not hold it."""
+        if self.leases is None:
+            return None
+        epoch = self.leases.epoch_of(table_id)
+        if epoch is None:
+            raise Elsewhere(f"table {table_id} is run by another instance")  # its address: `elsewhere`
+        return epoch
+
+    async def elsewhere(self, table_id: str) -> Elsewhere:
+        """The refusal of a call for a table this instance does not run, naming the owner's address when
+        one holds the table's partition now (else the client retries shortly)."""
+        address = ""
+        if self.leases is not None:
+            try:
+                address = await self.leases.owner_address(table_id) or ""
+            except Exception as exc:  # Postgres away: no owner to name
+                log.warning("owner of table %s not found (%s)", table_id, exc)
+        if address == (self.leases.address if self.leases is not None else ""):
+            address = ""  # this instance is about to take it (or just gave it up): retry here shortly
+        where = f"instance at {address}" if address else "no instance right now; retry shortly"
+        return Elsewhere(f"table {table_id} is run by another instance ({where})", address)
+
+    async def lost_lease(self, actor: TableActor) -> Elsewhere:
+        """A commit was fenced: this instance lost the table's partition. The actor stops (its state is
+        no longer authoritative); its callers are told where the table runs now."""
+        COMMITS_FENCED.inc()
+        log.warning("table %s: commit refused by the fence (the partition moved); stopping its actor", actor.table_id)
+        self._moved(actor)
+        if self.leases is not None:
+            self.leases.nudge()
+        return await self.elsewhere(actor.table_id)
+
+    def _moved(self, actor: TableActor) -> None:
+        if actor.moved:
+            return
+        actor.moved = True
+        if self.actors.get(actor.table_id) is actor:
+            del self.actors[actor.table_id]
+            LOADED.dec()
+            if not actor.state.finished:
+                ACTIVE_TABLES.dec()
+        if actor.timer:
+            actor.timer.cancel()
+        actor.queue.put_nowait(None)  # what is queued behind is refused with Elsewhere
+        for q in actor.watchers:
+            q.put_nowait(None)  # their streams end with Elsewhere (api.WatchTable)
+
+    async def drop(self, partitions: list[int]) -> None:
+        """Partitions this instance no longer holds: their actors finish what they were doing, then stop."""
+        assert self.leases is not None
+        gone = set(partitions)
+        leases = self.leases
+        self.idle.dormant -= {t for t in self.idle.dormant if leases.partition(t) in gone}  # no wake-ups here
+        actors = [a for a in list(self.actors.values()) if leases.partition(a.table_id) in gone]
+        for actor in actors:
+            task = actor.task
+            self._moved(actor)
+            if task is not None:
+                await asyncio.gather(task, return_exceptions=True)
+
+    async def take(self, partitions: list[int]) -> None:
+        """Partitions this instance took: their unfinished tables are loaded (timers re-armed)."""
+        await self.recover(partitions)
 
     async def create(
         self,
@@ -490,16 +590,25 @@ class Tables:
             state, events = new_game(config, players, seed)
         except RuleViolation as exc:
             raise BadRequest(str(exc)) from None
-        table_id = secrets.token_hex(8)
+        table_id, partition, lease_epoch = self._new_id()
         epoch = wall_ms()
         scale = scale or self.default_scale
-        actor = TableActor(self, table_id, state, epoch, scale, snapshot_seq=0)
+        actor = TableActor(self, table_id, state, epoch, scale, snapshot_seq=0, lease_epoch=lease_epoch)
         answer, envelopes, outbox, snapshot = actor._prepare(state, 1, events, "")
         # The table's row and its first events in one transaction: never a table without events.
-        async with self.pool.acquire() as conn, conn.transaction():
-            await store.create_table(conn, table_id, mode, players, seed, epoch, scale)
-            first = store.append_args(table_id, 1, events, state.clock, state, snapshot, outbox)
-            await store.append_many(conn, [first])
+        fence = self.fence(actor)
+        try:
+            async with self.pool.acquire() as conn, conn.transaction():
+                await store.create_table(conn, table_id, mode, players, seed, epoch, scale, partition)
+                first = store.append_args(table_id, 1, events, state.clock, state, snapshot, outbox, fence=fence)
+                await store.append_many(conn, [first])
+        except asyncpg.PostgresError as exc:
+            if not fenced(exc):
+                raise
+            COMMITS_FENCED.inc()
+            if self.leases is not None:
+                self.leases.nudge()
+            raise Unavailable("this instance just lost the partition it drew the table in; retry") from exc
         actor._committed(state, len(events), envelopes, "", answer, snapshot)
         actor.used = time.monotonic()
         self.actors[table_id] = actor
@@ -508,11 +617,29 @@ class Tables:
         actor.start()
         return table_id, state.seq, rule_card(config)
 
+    def _new_id(self) -> tuple[str, int | None, int | None]:
+        """A new table id, drawn until it falls in a partition this instance holds; with it the partition
+        and the lease's epoch (None, None: no leases)."""
+        if self.leases is None:
+            return secrets.token_hex(8), None, None
+        if not self.leases.held:
+            raise Unavailable("this instance holds no partition yet; retry shortly", 500)
+        while True:  # a fair share of P partitions: a few draws on average
+            table_id = secrets.token_hex(8)
+            partition = self.leases.partition(table_id)
+            if (lease_epoch := self.leases.held.get(partition)) is not None:
+                return table_id, partition, lease_epoch
+
     async def get(self, table_id: str, touch: bool = True) -> TableActor:
         """The table's actor, read from Postgres if it is not in memory (never loaded, or evicted);
-        `touch`: a caller's use (False: a deadline's wake-up, which keeps the table idle)."""
+        `touch`: a caller's use (False: a deadline's wake-up, which keeps the table idle). A table of a
+        partition this instance does not hold: `Elsewhere`, naming its owner."""
         actor = self.actors.get(table_id)
         if actor is None:
+            try:
+                self._owned(table_id)
+            except Elsewhere:
+                raise await self.elsewhere(table_id) from None
             task = self._loading.get(table_id)
             if task is None:
                 task = self._loading[table_id] = asyncio.create_task(self._load(table_id))
@@ -525,9 +652,14 @@ class Tables:
         return actor
 
     async def _load(self, table_id: str) -> TableActor:
+        lease_epoch = self._owned(table_id)
         row, state = await self.read(table_id)
+        if self.leases is not None and self._owned(table_id) != lease_epoch:  # the partition moved meanwhile
+            raise await self.elsewhere(table_id)
         snapshot_seq = row.snapshot_seq if row.snapshot is not None else 0
-        actor = TableActor(self, table_id, state, row.clock_epoch_ms, row.clock_scale, snapshot_seq)
+        actor = TableActor(
+            self, table_id, state, row.clock_epoch_ms, row.clock_scale, snapshot_seq, lease_epoch=lease_epoch
+        )
         self.actors[table_id] = actor
         self.idle.adopted(table_id)
         if not state.finished:
@@ -550,16 +682,21 @@ class Tables:
         """The table's state as Postgres holds it."""
         return (await self.read(table_id))[1]
 
-    async def recover(self) -> int:
-        """Load every unfinished table and re-arm its timers (after a crash or a restart)."""
+    async def recover(self, partitions: list[int] | None = None) -> int:
+        """Load every unfinished table (of the partitions this instance holds, `partitions` when given)
+        and re-arm its timers (after a crash, a restart, or a partition taken over)."""
+        if partitions is None and self.leases is not None:
+            partitions = sorted(self.leases.held)
         async with self.pool.acquire() as conn:
-            rows = await store.unfinished(conn)
+            rows = await store.unfinished(conn, partitions)
         resumed = 0
         for row in rows:
             if row.table_id in self.actors:
                 continue
             try:
                 await self.get(row.table_id)
+            except Elsewhere:  # the partition moved on while its tables were loading
+                continue
             except Exception:  # one unreadable table must not keep the others from running
                 log.exception("table %s could not be resumed; it stays in Postgres untouched", row.table_id)
                 continue
