@@ -65,6 +65,9 @@ _mode = os.environ.get("MONOPOLY_COMPILE", "")
 if _mode in ("1", "narrow"):
     from mypyc.build import mypycify
 
-    ext_modules = mypycify(WIDE if _mode == "1" else NARROW, opt_level="3", group_name="monopoly_native")
+    # The group's shared library lands inside the engine package (libs/engine/native_build__mypyc.*.so),
+    # where the editable install finds it; a top-level name would land at the repository root,
+    # which is not on the import path of the installed commands.
+    ext_modules = mypycify(WIDE if _mode == "1" else NARROW, opt_level="3", group_name="engine.native_build")
 
 setup(ext_modules=ext_modules)
