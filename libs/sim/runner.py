@@ -7,8 +7,11 @@ hash over all games is the same byte for byte.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import functools
 import hashlib
+import operator
 import random
 import statistics
 import time
@@ -97,17 +100,41 @@ def game_seed(run_seed: int, index: int) -> int:
     return draw(run_seed & ((1 << 64) - 1), index)
 
 
-def event_bytes(event: Event) -> bytes:
-    """A canonical encoding of one event for hashing.
+def events_bytes(events: list[Event]) -> bytes:
+    """The canonical encoding of a game's events that its events hash covers.
 
-    `TableCreated` leaves out the config fields added for later rule sets while they hold their
-    default (`engine.config.added`), and so does an event of a field added later (`_WITH_ADDED`),
-    so the hash of a game does not change when the config or an event grows.
+    Two lines: the events' type names, space-separated; then a JSON list with one entry per
+    event, its field values in declaration order (a list; a one-field event its value).
+    `TableCreated` and the events of a type with a field added later (`_WITH_ADDED`) are
+    objects instead, leaving out every config or event field added later while it holds its
+    default (`engine.config.added`), so the hash of a game does not change when the config or
+    an event grows.
+
+    One pass per game, through C-level maps (a getter per type, one `orjson.dumps`): encoded
+    event by event in Python, the check cost as much as the rules it checks.
     """
-    cls = type(event)
-    if cls is TableCreated or cls in _WITH_ADDED:
-        return cls.__name__.encode() + orjson.dumps(_without_added_defaults(event))
-    return cls.__name__.encode() + orjson.dumps(event)
+    kinds = list(map(type, events))
+    values: list[Any] = list(map(operator.call, map(_VALUES.__getitem__, kinds), events))
+    for cls in _SPECIAL:  # the few events encoded field by field, found by C-level searches
+        i = 0
+        with contextlib.suppress(ValueError):
+            while True:
+                i = kinds.index(cls, i)
+                values[i] = _special_value(events[i])
+                i += 1
+    return b" ".join(map(_NAMES.__getitem__, kinds)) + b"\n" + orjson.dumps(values)
+
+
+def _special_value(event: Event) -> Any:
+    if type(event) is TableCreated:
+        created: TableCreated = event  # type: ignore[assignment]
+        config = _config_without_added_defaults(created.config)
+        return {"config": config, "seed": created.seed, "players": created.players}
+    return _without_added_defaults(event)
+
+
+def _no_values(event: Event) -> tuple[()]:
+    return ()
 
 
 #: Event types with fields added later (`engine.config.added`): like the config's, such a field
@@ -115,6 +142,27 @@ def event_bytes(event: Event) -> bytes:
 _WITH_ADDED = frozenset(
     cls for cls in EVENT_TYPES.values() if any(f.metadata.get("added") for f in dataclasses.fields(cls))
 )
+_SPECIAL = (TableCreated, *_WITH_ADDED)  # encoded field by field (`_special_value`)
+_NAMES: dict[type, bytes] = {cls: name.encode() for name, cls in EVENT_TYPES.items()}
+#: Each event type's field values, read in C (`attrgetter`).
+_VALUES: dict[type, Callable[[Any], Any]] = {
+    cls: operator.attrgetter(*names) if names else _no_values
+    for cls in EVENT_TYPES.values()
+    for names in [[f.name for f in dataclasses.fields(cls)]]
+}
+#: The JSON of `_without_added_defaults` of the configs seen lately, by identity (a run plays one).
+_CONFIGS: dict[int, tuple[TableConfig, orjson.Fragment]] = {}
+
+
+def _config_without_added_defaults(config: TableConfig) -> orjson.Fragment:
+    seen = _CONFIGS.get(id(config))
+    if seen is not None and seen[0] is config:
+        return seen[1]
+    if len(_CONFIGS) >= 16:
+        _CONFIGS.clear()
+    encoded = orjson.Fragment(orjson.dumps(_without_added_defaults(config)))
+    _CONFIGS[id(config)] = (config, encoded)
+    return encoded
 
 
 def _without_added_defaults(value: Any) -> Any:
@@ -169,25 +217,19 @@ def play_game(
     extras = landing is not None or claims  # one check per command when neither is on
     chance = random.Random(draw(seed, 999))
     gone = [False] * players
-    digest = hashlib.blake2b(digest_size=16)
-    n_events = timeouts = 0
-    causes = [0, 0, 0]
+    played: list[Event] = []  # every event of the game, hashed and counted once it is over
     commands = rolls = 0
     now = 0
 
-    def record(new: list[Event]) -> None:
-        nonlocal n_events, timeouts
-        n_events += len(new)
-        for e in new:
-            if hash_events:
-                digest.update(event_bytes(e))
-            kind = type(e)
-            if kind is PlayerBankrupt:
-                causes[_CAUSES.index(e.cause)] += 1  # type: ignore[attr-defined]
-            elif kind is TurnTimedOut:
-                timeouts += 1
-        if on_events:
-            on_events(state, new)
+    record: Callable[[list[Event]], None] = played.extend  # a C call per command, no Python frame
+    if on_events is not None:
+        show = on_events
+
+        def record_and_show(new: list[Event]) -> None:
+            played.extend(new)
+            show(state, new)
+
+        record = record_and_show
 
     record(events)
     while not state.finished:
@@ -230,6 +272,14 @@ def play_game(
                 record(apply(state, ClaimRent(state.claim[1])))
         if commands >= max_commands:
             raise RuntimeError(f"game seed {seed} did not end within {max_commands} commands")
+    kinds = list(map(type, played))
+    causes = [0, 0, 0]
+    i = 0
+    with contextlib.suppress(ValueError):  # the few bankruptcies, found by a C-level search
+        while True:
+            i = kinds.index(PlayerBankrupt, i)
+            causes[_CAUSES.index(played[i].cause)] += 1  # type: ignore[attr-defined]
+            i += 1
     return state, GameResult(
         index=-1,
         seed=seed,
@@ -241,10 +291,10 @@ def play_game(
         rolls=rolls,
         commands=commands,
         game_ms=state.game_ms,
-        timeouts=timeouts,
+        timeouts=kinds.count(TurnTimedOut),
         bankruptcies=(causes[0], causes[1], causes[2]),
-        events=n_events,
-        events_hash=digest.hexdigest() if hash_events else "",
+        events=len(played),
+        events_hash=hashlib.blake2b(events_bytes(played), digest_size=16).hexdigest() if hash_events else "",
         landing=tuple(landing) if landing is not None else (),
     )
 
@@ -261,11 +311,17 @@ def observe_roll(state: TableState, seat: int, landing: list[int]) -> int:
     return -1
 
 
+@functools.lru_cache(maxsize=8)
+def _config(spec: RunSpec) -> TableConfig:
+    """The run's config, one object for all its games (the events hash encodes it once)."""
+    return spec.config()
+
+
 def _play_indexed(args: tuple[RunSpec, int]) -> GameResult:
     spec, index = args
     seed = game_seed(spec.seed, index)
     _, result = play_game(
-        spec.config(),
+        _config(spec),
         spec.players,
         seed,
         spec.bots,
@@ -392,7 +448,7 @@ __all__ = [
     "GameResult",
     "RunSpec",
     "Summary",
-    "event_bytes",
+    "events_bytes",
     "observe_roll",
     "game_seed",
     "play_game",

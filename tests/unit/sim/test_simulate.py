@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
-from engine import Event, TableState, check_invariants, classic, replay
+from engine import AuctionStarted, Event, Moved, TableCreated, TableState, TurnEnded, check_invariants, classic, replay
 from engine.codec import state_to_data
 from monopoly_cli.main import main
-from sim.runner import TIMING_KEYS, RunSpec, play_game, simulate
+from sim.runner import TIMING_KEYS, RunSpec, events_bytes, play_game, simulate
 
 REQUIRED_KEYS = {
     "games",
@@ -134,3 +135,25 @@ def test_untimed_games_have_no_clock() -> None:
     summary = simulate(RunSpec(games=4, seed=4, think_ms=0)).as_dict()
     assert summary["game_minutes"]["max"] == 0  # type: ignore[index]
     assert summary["turn_timeouts"] == 0
+
+
+def test_G10_the_events_hash_covers_every_field_of_every_event_and_leaves_out_added_defaults() -> None:
+    """The per-game encoding: one changed field anywhere changes it; a later-added field at its
+    default (the config's, an event's) is left out, so older games keep their hash."""
+    seen: list[Event] = []
+    play_game(classic(round_cap=40), 4, 3, "heuristic", on_events=lambda state, events: seen.extend(events))
+    encoded = events_bytes(seen)
+    names, values = encoded.split(b"\n", 1)
+    assert names.split(b" ") == [type(e).__name__.encode() for e in seen]
+    assert len(json.loads(values)) == len(seen)
+    moved = next(i for i, e in enumerate(seen) if isinstance(e, Moved))
+    for changed in (dataclasses.replace(seen[moved], to_square=(seen[moved].to_square + 1) % 40), TurnEnded(0)):  # type: ignore[attr-defined]
+        assert events_bytes([*seen[:moved], changed, *seen[moved + 1 :]]) != encoded
+    started = next(e for e in seen if isinstance(e, AuctionStarted))
+    assert started.bid_rule == ""
+    assert b"bid_rule" not in events_bytes([started])
+    assert b'"bid_rule":"A2"' in events_bytes([dataclasses.replace(started, bid_rule="A2")])
+    created = seen[0]
+    assert isinstance(created, TableCreated)
+    assert b'"hotel_after_houses"' not in events_bytes([created])  # an added config field at its default
+    assert b'"hotel_after_houses":3' in events_bytes([TableCreated(classic(hotel_after_houses=3), 3, created.players)])
