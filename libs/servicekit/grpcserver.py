@@ -263,15 +263,21 @@ def authorize(secret: auth.Secret, method: str, request: Any, metadata: Any = No
     return claims
 
 
-def charge(method: str, claims: auth.Claims | None, connection: str) -> str | None:
+async def charge(method: str, claims: auth.Claims | None, connection: str) -> str | None:
     """Take one call of the method's quota (`access.Rule.quota`) for its caller and its connection;
-    RESOURCE_EXHAUSTED when spent. The key of the caller's open streams, or None when not counted."""
+    RESOURCE_EXHAUSTED when spent, answered after the quotas' refusal delay (`servicekit.quotas`).
+    The key of the caller's open streams, or None when not counted."""
     if QUOTAS is None:
         return None
     rule = access.rule_of(method)
     quota = rule.quota if rule is not None else None
     key = access.quota_key(claims, connection)
-    QUOTAS.charge(quota if key is not None else None, key or "", connection)
+    try:
+        QUOTAS.charge(quota if key is not None else None, key or "", connection)
+    except Exhausted:
+        if QUOTAS.settings.refusal_delay_ms > 0:
+            await asyncio.sleep(QUOTAS.settings.refusal_delay_ms / 1000)
+        raise
     return key if quota == quotas.STREAM else None
 
 
@@ -303,7 +309,7 @@ class TokenVerification(grpc.aio.ServerInterceptor):
 
             async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 claims = authorize(self.secret, method, request, metadata)
-                charge(method, claims, context.peer())
+                await charge(method, claims, context.peer())
                 token = auth.set_current_claims(claims)
                 try:
                     return await inner(request, context)
@@ -317,7 +323,7 @@ class TokenVerification(grpc.aio.ServerInterceptor):
             async def streaming(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
                 # Set in the call's own task: the handler's generator runs in it, no other call sees it.
                 claims = authorize(self.secret, method, request, metadata)
-                key = charge(method, claims, context.peer())
+                key = await charge(method, claims, context.peer())
                 auth.set_current_claims(claims)
                 if key is None or QUOTAS is None:
                     async for item in stream(request, context):

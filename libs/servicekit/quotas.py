@@ -7,6 +7,12 @@ principal (a seat, a spectator's table, a registered player, a service) and per 
 caller's address and port), and refuses with RESOURCE_EXHAUSTED and the trailing metadata
 `retry-after-ms`: when the next call would be taken.
 
+A refusal is answered no sooner than `refusal_delay_ms` (100 ms) after the call: a refusal still
+costs the service a call's decoding and a token's check in its one event loop, and a client that
+sends each call again as soon as it is answered would otherwise take as much of that loop as it
+likes. Held, each of its calls in flight costs nothing (a timer) and it gets ten refusals a second
+at most per call in flight; a client that honours `retry-after-ms` never meets the delay.
+
 The numbers are settings (`QuotaSettings.from_env`), generous for the platform's own bots at full
 speed and far below a flood: one client at 2,300 commands/s is cut to its seat's rate.
 """
@@ -107,12 +113,14 @@ class QuotaSettings:
     connection_per_s: float = 2000.0
     connection_burst: float = 4000.0
     streams: int = 256
+    #: A refusal is answered this long after its call at the soonest (0: at once).
+    refusal_delay_ms: float = 100.0
 
     @staticmethod
     def from_env(env: Mapping[str, str]) -> QuotaSettings:
         """QUOTA_COMMANDS_PER_S, QUOTA_COMMANDS_BURST, QUOTA_CREATES_PER_S, QUOTA_CREATES_BURST,
         QUOTA_REGISTRATIONS_PER_S, QUOTA_REGISTRATIONS_BURST, QUOTA_CONNECTION_PER_S,
-        QUOTA_CONNECTION_BURST, QUOTA_STREAMS (unset: the defaults above)."""
+        QUOTA_CONNECTION_BURST, QUOTA_REFUSAL_DELAY_MS, QUOTA_STREAMS (unset: the defaults above)."""
         d = QuotaSettings()
         names = (
             "commands_per_s",
@@ -123,6 +131,7 @@ class QuotaSettings:
             "registrations_burst",
             "connection_per_s",
             "connection_burst",
+            "refusal_delay_ms",
         )
         values = {n: float(env.get(f"QUOTA_{n.upper()}") or getattr(d, n)) for n in names}
         return QuotaSettings(**values, streams=int(env.get("QUOTA_STREAMS") or d.streams))

@@ -106,7 +106,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         async for request in requests:
             try:
                 claims = grpcserver.authorize(self.tables.token_secret, PLAY_METHOD, request)
-                grpcserver.charge(PLAY_METHOD, claims, context.peer())
+                await grpcserver.charge(PLAY_METHOD, claims, context.peer())
                 token = auth.set_current_claims(claims)
                 try:
                     answer = await self.SubmitCommand(request, context)
