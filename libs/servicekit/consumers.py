@@ -8,6 +8,16 @@ one of them.
 
 * Order: messages are fetched in batches and handled one after the other in
   stream order, so a table's events are seen in the order it committed them.
+  With several instances pulling one durable, each gets its own batches, and
+  two instances may handle one table's events side by side. A consumer that
+  needs the order (`exclusive=True`) is therefore read by one instance at a
+  time: the one holding its lease, a Postgres advisory lock named after the
+  durable on a connection it keeps (`Consumers.start(js, pool)`). The others
+  wait and try every `LEASE_RETRY_S`; the holder's death (its connection
+  closes) hands the lease on within about that long, and the messages it had
+  not acked come again, in order, to the next holder. A holder checks its
+  lease every `LEASE_CHECK_S` and before retrying a message through an
+  outage, and lets go of its messages when it lost the lease.
 * Ack after success: a handler commits its effect together with an
   idempotency record (a natural key or a processed-message row) and returns;
   only then is the message acked. A message may still come twice (a crash
@@ -31,9 +41,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
+import asyncpg
 from faststream.nats import JStream
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
@@ -83,7 +95,16 @@ BIND_EVERY_S = 0.5
 #: Seconds between two readings of each consumer's info from JetStream (its lag).
 LAG_EVERY_S = 5.0
 
+#: How often an instance without an exclusive consumer's lease tries to take it, and how often the
+#: holder checks that it still holds it (its connection to Postgres alive).
+LEASE_RETRY_S = 1.0
+LEASE_CHECK_S = 1.0
+
 Handler = Callable[[bytes], Awaitable[None]]
+
+
+class LeaseLost(Exception):
+    """This instance no longer holds the exclusive consumer's lease: another may be reading it."""
 
 
 def nack_delay(delivered: int) -> float:
@@ -100,6 +121,68 @@ class _Consumer:
     handler: Handler
     gather_s: float
     fetch_timeout_s: float = FETCH_TIMEOUT_S
+    #: Read by one instance at a time (the lease's holder), so the stream's order holds across instances.
+    exclusive: bool = False
+
+
+@dataclass
+class Lease:
+    """An exclusive consumer's lease: a session advisory lock (`pg_try_advisory_lock`) on a connection
+    held out of the pool while it is ours; Postgres drops it when that connection closes."""
+
+    pool: asyncpg.Pool
+    name: str
+    conn: asyncpg.Connection | None = None
+    checked: float = 0.0
+
+    async def take(self) -> bool:
+        """Whether the lease is ours now (taken, or held already)."""
+        if self.conn is not None:
+            return await self.held()
+        conn = await self.pool.acquire()
+        try:
+            got = await conn.fetchval("SELECT pg_try_advisory_lock(hashtext($1))", self.name)
+        except BaseException:
+            await self._drop(conn)
+            raise
+        if not got:
+            await self.pool.release(conn)
+            return False
+        self.conn, self.checked = conn, time.monotonic()
+        return True
+
+    async def held(self, now: bool = False) -> bool:
+        """Whether the lease's connection is still alive (checked at most every LEASE_CHECK_S unless `now`)."""
+        if self.conn is None:
+            return False
+        if not now and time.monotonic() - self.checked < LEASE_CHECK_S:
+            return True
+        try:
+            await asyncio.wait_for(self.conn.fetchval("SELECT 1"), LEASE_CHECK_S * 5)
+        except Exception:
+            log.warning("%s: lost the lease (its connection to Postgres failed)", self.name)
+            conn, self.conn = self.conn, None
+            await self._drop(conn)
+            return False
+        self.checked = time.monotonic()
+        return True
+
+    async def release(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is None:
+            return
+        try:
+            await conn.execute("SELECT pg_advisory_unlock(hashtext($1))", self.name)
+        except Exception:
+            await self._drop(conn)
+            return
+        await self.pool.release(conn)
+
+    async def _drop(self, conn: asyncpg.Connection) -> None:
+        """Close the connection (its locks go with it) and give the pool its slot back."""
+        conn.terminate()
+        with contextlib.suppress(Exception):
+            await self.pool.release(conn)
 
 
 @dataclass
@@ -111,11 +194,16 @@ class Consumers:
     _subscriptions: dict[str, JetStreamContext.PullSubscription] = field(default_factory=dict)
     _handling: int = 0
     _stopping: bool = False
+    _leases: dict[str, Lease] = field(default_factory=dict)
 
-    async def start(self, js: JetStreamContext) -> None:
+    async def start(self, js: JetStreamContext, pool: asyncpg.Pool | None = None) -> None:
         """Bind every consumer and start fetching. A consumer of a stream not created yet (its owner, a
-        service started later, creates it: `natsauth`) is bound in its task as soon as the stream exists."""
+        service started later, creates it: `natsauth`) is bound in its task as soon as the stream exists.
+        An exclusive consumer is read only while this instance holds its lease in `pool` (None: no
+        lease, as with one instance)."""
         for c in self.consumers:
+            if c.exclusive and pool is not None:
+                self._leases[c.durable] = Lease(pool, f"consumer:{c.durable}")
             sub = await self._bind(js, c, first=True)
             self._tasks.append(asyncio.create_task(self._run(js, c, sub), name=f"consumer-{c.durable}"))
         if self.consumers:
@@ -173,6 +261,9 @@ class Consumers:
         for sub in self._subscriptions.values():
             with contextlib.suppress(Exception):
                 await sub.unsubscribe()
+        for lease in self._leases.values():
+            with contextlib.suppress(Exception):
+                await lease.release()
 
     async def _run(self, js: JetStreamContext, c: _Consumer, sub: JetStreamContext.PullSubscription | None) -> None:
         if sub is None:
@@ -185,7 +276,10 @@ class Consumers:
             if sub is None:
                 return
             log.info("%s: bound to stream %s", c.durable, c.stream.name)
+        lease = self._leases.get(c.durable)
         while not self._stopping:
+            if lease is not None and not await self._until_leased(c, lease):
+                return
             try:
                 messages = await sub.fetch(FETCH_BATCH, timeout=c.fetch_timeout_s)
             except TimeoutError:
@@ -205,10 +299,33 @@ class Consumers:
             if len(messages) < FETCH_BATCH:
                 await asyncio.sleep(c.gather_s)
 
+    async def _until_leased(self, c: _Consumer, lease: Lease) -> bool:
+        """Wait until this instance holds the consumer's lease (False: stopping meanwhile)."""
+        waited = False
+        while not self._stopping:
+            try:
+                if await lease.take():
+                    if waited:
+                        log.info("%s: took the lease; reading", c.durable)
+                    return True
+            except Exception as exc:  # Postgres away: try again
+                log.warning("%s: the lease could not be taken (%s); retrying", c.durable, exc)
+            if not waited:
+                log.info("%s: another instance reads it; waiting for its lease", c.durable)
+                waited = True
+            await asyncio.sleep(LEASE_RETRY_S)
+        return False
+
     async def _handle(self, c: _Consumer, messages: list[Msg]) -> None:
         for i, msg in enumerate(messages):
             try:
                 await self._until_reachable(c, msg)
+            except LeaseLost:  # another instance may read them now: they go back, in order, at once
+                CONSUMED.labels(c.durable, "released").inc(len(messages) - i)
+                for rest in messages[i:]:
+                    with contextlib.suppress(Exception):
+                        await rest.nak()
+                return
             except Exception:
                 delivered = msg.metadata.num_delivered
                 log.exception(
@@ -227,7 +344,10 @@ class Consumers:
         in progress) and try again with backoff rather than spend its deliveries: an outage longer than
         MAX_DELIVER redeliveries must not drop it. Other errors raise (NACKed, redelivered)."""
         delay = OUTAGE_FIRST_DELAY_S
+        lease = self._leases.get(c.durable)
         while True:
+            if lease is not None and not await lease.held(now=delay > OUTAGE_FIRST_DELAY_S):
+                raise LeaseLost(c.durable)
             try:
                 await c.handler(msg.data)
                 return
@@ -250,16 +370,20 @@ def durable_consumer(
     max_deliver: int = MAX_DELIVER,
     gather_s: float = GATHER_S,
     fetch_timeout_s: float = FETCH_TIMEOUT_S,
+    exclusive: bool = False,
 ) -> Callable[[Handler], Handler]:
     """Register `handler(payload)` on `group` as the durable pull consumer `durable` of `subjects`
     (one subject, or several read as one sequence in stream order); a fetch waits `fetch_timeout_s`
-    for a first message before it fetches again."""
+    for a first message before it fetches again. `exclusive`: read by one instance of the service at
+    a time (its lease's holder), for a handler that needs one table's events in commit order."""
     wanted = [subjects] if isinstance(subjects, str) else list(subjects)
     if not wanted:
         raise ValueError(f"{durable}: a consumer needs a subject")
 
     def register(handler: Handler) -> Handler:
-        group.consumers.append(_Consumer(wanted, stream, durable, max_deliver, handler, gather_s, fetch_timeout_s))
+        group.consumers.append(
+            _Consumer(wanted, stream, durable, max_deliver, handler, gather_s, fetch_timeout_s, exclusive)
+        )
         return handler
 
     return register

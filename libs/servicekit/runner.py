@@ -118,7 +118,7 @@ async def serve(spec: ServiceSpec[AppT], ready: asyncio.Event | None = None, sto
         note = await spec.start(app) if spec.start is not None else None
         if spec.consumers is not None:
             consumers = spec.consumers(app)
-            await consumers.start(js)
+            await consumers.start(js, pool)  # exclusive consumers: one instance at a time
             stack.push_async_callback(consumers.stop)
         server, port, health_servicer = await grpcserver.start_server(
             s.host,
@@ -137,6 +137,8 @@ async def serve(spec: ServiceSpec[AppT], ready: asyncio.Event | None = None, sto
         stack.callback(watch.cancel)
         metrics.serve_metrics(s.metrics_port, s.host)
         suffix = f" ({note})" if note else ""
+        if s.instance_id:
+            suffix = f" [instance {s.instance_id}]{suffix}"
         log.info("%s service on %s:%s%s", spec.name, s.host, port, suffix)
         print(f"{spec.name} service ready on {s.host}:{port}{suffix}", flush=True)
         if ready is not None:

@@ -156,6 +156,12 @@ class Settings:
     health_port: int = 0
     #: QUOTA_*: rates and caps per player and per connection (`servicekit.quotas`).
     quotas: QuotaSettings = field(default_factory=QuotaSettings)
+    #: <NAME>_INSTANCE_ID (else INSTANCE_ID, else empty): which replica of the service this process is
+    #: (in its ready line and logs).
+    instance_id: str = ""
+    #: <NAME>_REPLICAS (else 1): how many processes of the service share its schema and consumers; a
+    #: shortcut only one process may take (trade's table of open proposals) is off with more.
+    replicas: int = 1
 
     @staticmethod
     def from_env(service: str, grpc_port: int, metrics_port: int, env: Env | None = None) -> Settings:
@@ -175,4 +181,6 @@ class Settings:
             tls=TLSSettings.from_env(e),
             health_port=int(e.get("HEALTH_PORT", "0")),
             quotas=QuotaSettings.from_env(e),
+            instance_id=e.get(f"{prefix}_INSTANCE_ID") or e.get("INSTANCE_ID", ""),
+            replicas=max(1, int(e.get(f"{prefix}_REPLICAS") or "1")),
         )

@@ -1,4 +1,5 @@
-"""The auctions this process runs: one lock per auction serialises its moves and its timer.
+"""The auctions this process runs: one lock per auction serialises its moves and its timer here,
+and the row's version in Postgres serialises them across instances of the service.
 
 A bid, a pass or a time-out is decided by the pure `engine.auction` module on
 the auction's state, then the new state (with an optimistic version check),
@@ -6,6 +7,14 @@ the move and its `AuctionEvent`s (outbox rows) are committed in one
 transaction; only then is memory updated, the caller answered and watchers
 told. Timers are wall-clock deadlines stored in Postgres, so a restarted
 service re-arms exactly the timers it had (an overdue one fires at once).
+
+Several instances: each holds every open auction (loaded at start, and every
+`SWEEP_S` by `sweep`, which also adopts what another instance committed) and
+arms its timer. A write commits only at the version it was decided on, so of
+two instances whose timers fire together one commits the time-out and the
+other finds the row moved on (`Stale`), reloads it and re-arms. A move decided
+on a row another instance has moved since is decided again on the row read
+back (`MOVE_ATTEMPTS`), so the player is answered on the auction as it is.
 """
 
 from __future__ import annotations
@@ -38,6 +47,11 @@ SETTLEMENTS = Counter("auction_settlements_total", "Auctions closed, by result",
 
 #: After a failed time-out (Postgres away), try again this much later (seconds).
 RETRY_S = 1.0
+#: How often the open auctions are read back from Postgres: those another instance opened or moved
+#: are adopted (and their timers armed), those it closed are let go.
+SWEEP_S = 1.0
+#: Tries of a move whose row another instance moved meanwhile (each decided on the row read back).
+MOVE_ATTEMPTS = 5
 
 #: A move: (seat, kind, amount) as written to auction_moves.
 Move = tuple[int, str, int]
@@ -228,6 +242,75 @@ class Auctions:
                 self._register(row)
         return len(rows)
 
+    def start_sweeping(self) -> None:
+        """Run `sweep` every SWEEP_S until `stop`."""
+        task = asyncio.create_task(self._sweep_forever(), name="auction-sweep")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _sweep_forever(self) -> None:
+        while not self._stopped:
+            await asyncio.sleep(SWEEP_S)
+            try:
+                await self.sweep()
+            except Exception:  # Postgres away: the next sweep tries again
+                log.debug("auction sweep failed", exc_info=True)
+
+    async def sweep(self) -> int:
+        """Bring memory to Postgres: adopt open auctions this process did not hold (opened by another
+        instance, or one that stopped) and rows another instance moved on, arming their timers (an
+        overdue one fires at once); let go of the auctions another instance closed. The number adopted."""
+        async with self.pool.acquire() as conn:
+            rows = await store.all_open(conn)
+        adopted = 0
+        live = {(row.table_id, row.auction_id) for row in rows}
+        for row in rows:
+            a = self.open.get(row.table_id)
+            if a is None:
+                self._register(row)
+                adopted += 1
+            elif a.row.auction_id < row.auction_id:
+                await self._forget(a)
+                self._register(row)
+                adopted += 1
+            elif a.row.auction_id == row.auction_id and row.version > a.row.version and not a.lock.locked():
+                async with a.lock:
+                    if row.version > a.row.version and self.open.get(row.table_id) is a:
+                        a.row = row
+                        self._changed(a)
+        for a in list(self.open.values()):
+            if (a.row.table_id, a.row.auction_id) not in live and not a.lock.locked():
+                async with a.lock:
+                    if self.open.get(a.row.table_id) is a:
+                        await self._reload(a)  # closed elsewhere: memory follows, and lets it go
+        return adopted
+
+    async def _forget(self, a: Auction) -> None:
+        """Drop an auction held here that a newer one of its table replaced."""
+        async with a.lock:
+            if self.open.get(a.row.table_id) is a:
+                await self._reload(a)
+            if self.open.get(a.row.table_id) is a:
+                del self.open[a.row.table_id]
+                if a.timer:
+                    a.timer.cancel()
+                for q in a.watchers:
+                    q.put_nowait(None)
+                OPEN_AUCTIONS.set(len(self.open))
+
+    async def _held(self, table_id: str) -> Auction | None:
+        """The table's open auction: the one held here, else the one Postgres holds open (opened by
+        another instance), adopted."""
+        a = self.open.get(table_id)
+        if a is not None:
+            return a
+        async with self.pool.acquire() as conn:
+            row = await store.open_of_table(conn, table_id)
+        if row is None:
+            return None
+        a = self.open.get(table_id)  # adopted meanwhile
+        return a if a is not None else self._register(row)
+
     async def stop(self) -> None:
         self._stopped = True
         for a in self.open.values():
@@ -269,83 +352,125 @@ class Auctions:
 
     async def closed_by_table(self, table_id: str, auction_id: int, winner: int, price: int) -> None:
         """The table settled the auction itself (no bidder left, D2): close it without a result of ours."""
-        await self._close(table_id, auction_id, SETTLED, winner, price, "table", in_db=False)
+        await self._close(table_id, auction_id, SETTLED, winner, price, "table")
 
     async def game_ended(self, table_id: str) -> None:
         a = self.open.get(table_id)
         await self._close(table_id, a.row.auction_id if a else None, CANCELLED, BANK, 0, "game_ended")
 
     async def _close(
-        self, table_id: str, auction_id: int | None, status: str, winner: int, price: int, by: str, in_db: bool = True
+        self, table_id: str, auction_id: int | None, status: str, winner: int, price: int, by: str
     ) -> None:
-        """Close the open auction without a result of ours; `in_db`: also when this process does not hold
-        it open (every open auction is loaded at start, so that is only a safety net)."""
+        """Close the open auction without a result of ours (in Postgres when this process does not hold
+        it: another instance opened it)."""
         a = self.open.get(table_id)
         if a is not None and a.row.auction_id == auction_id:
-            async with a.lock:
-                if a.row.status != OPEN:
-                    return
-                new = dataclasses.replace(
-                    a.row,
-                    status=status,
-                    winner=winner,
-                    price=price,
-                    closed_by=by,
-                    deadline_unix_ms=0,
-                    version=a.row.version + 1,
-                )
-                await self._commit(a, new, None, [])
-            SETTLEMENTS.labels(f"closed_by_{by}").inc()
-            return
-        if not in_db:
-            return
+            for _ in range(MOVE_ATTEMPTS):
+                async with a.lock:
+                    if a.row.status != OPEN:
+                        return
+                    new = dataclasses.replace(
+                        a.row,
+                        status=status,
+                        winner=winner,
+                        price=price,
+                        closed_by=by,
+                        deadline_unix_ms=0,
+                        version=a.row.version + 1,
+                    )
+                    try:
+                        await self._commit(a, new, None, [])
+                    except Stale:
+                        continue  # another instance moved it: close the row as it is now
+                SETTLEMENTS.labels(f"closed_by_{by}").inc()
+                return
+        # Not held here (another instance opened it), or moved on too often: close it in Postgres;
+        # the other instances let it go at their next sweep.
         async with self.pool.acquire() as conn:
             await store.close_if_open(conn, table_id, auction_id, status, winner, price, by)
 
     async def withdraw(self, table_id: str, seat: int) -> None:
         """A player left the game (bankrupt): out of the table's open auction, as the table does."""
-        a = self.open.get(table_id)
-        if a is None:
+        for _ in range(MOVE_ATTEMPTS):
+            a = await self._held(table_id)
+            if a is None:
+                return
+            async with a.lock:
+                if self.open.get(table_id) is not a:
+                    continue
+                change = withdrawn(a.row, seat, wall_ms())
+                if change is None:
+                    return
+                new, facts = change
+                try:
+                    await self._commit(a, new, None, facts)
+                except Stale:
+                    continue  # decided again on the row as another instance left it
+            if new.status == SETTLED:
+                SETTLEMENTS.labels("sold" if new.winner != BANK else "unsold").inc()
             return
-        async with a.lock:
-            if self.open.get(table_id) is not a:
-                return
-            change = withdrawn(a.row, seat, wall_ms())
-            if change is None:
-                return
-            new, facts = change
-            await self._commit(a, new, None, facts)
-        if new.status == SETTLED:
-            SETTLEMENTS.labels("sold" if new.winner != BANK else "unsold").inc()
+        raise Stale(f"table {table_id}: the auction kept moving on; the withdrawal comes again")
 
     async def pause(self, table_id: str, at_ms: int, resume: bool) -> None:
         """E5: the table's game paused (or resumed) at wall time `at_ms`: stop (or restart) the bidder's clock."""
-        a = self.open.get(table_id)
-        if a is None:
-            return
-        async with a.lock:
-            if self.open.get(table_id) is not a:
+        for _ in range(MOVE_ATTEMPTS):
+            a = await self._held(table_id)
+            if a is None:
                 return
-            new = (resumed if resume else paused)(a.row, at_ms)
-            if new is not None:
-                await self._commit(a, new, None, [])
+            async with a.lock:
+                if self.open.get(table_id) is not a:
+                    continue
+                new = (resumed if resume else paused)(a.row, at_ms)
+                if new is None:
+                    return
+                try:
+                    await self._commit(a, new, None, [])
+                except Stale:
+                    continue
+            return
+        raise Stale(f"table {table_id}: the auction kept moving on; the pause comes again")
 
     # -- players' moves (api.py) -----------------------------------------------------
 
     async def move(self, table_id: str, auction_id: int, command: Command) -> auction_pb2.AuctionView:
-        a = await self._open_for_move(table_id, auction_id)
-        async with a.lock:
-            if a.row.status != OPEN:
-                raise RuleViolation("A1", f"auction {a.row.auction_id} is already {a.row.status}")
-            try:
-                new, move, facts = play(a.row, command, wall_ms())
-            except RuleViolation:
-                MOVES.labels("refused").inc()
-                raise
-            await self._commit(a, new, move, facts)
-            MOVES.labels("bid" if isinstance(command, Bid) else "passed").inc()
-            self._count_settlement(new)
-            return view(a.row)
+        """A bid or pass, decided on the row held here; when another instance moved the auction since,
+        decided again on the row as Postgres has it (a refusal too: it may have been a stale one)."""
+        for attempt in range(MOVE_ATTEMPTS):
+            last = attempt == MOVE_ATTEMPTS - 1
+            a = await self._open_for_move(table_id, auction_id)
+            async with a.lock:
+                if self.open.get(a.row.table_id) is not a and not last:
+                    continue
+                try:
+                    if a.row.status != OPEN:
+                        raise RuleViolation("A1", f"auction {a.row.auction_id} is already {a.row.status}")
+                    new, move, facts = play(a.row, command, wall_ms())
+                except RuleViolation:
+                    if not last and await self._moved_elsewhere(a):
+                        continue
+                    MOVES.labels("refused").inc()
+                    raise
+                try:
+                    await self._commit(a, new, move, facts)
+                except Stale:
+                    if last:
+                        raise
+                    continue  # reloaded by _commit: decided again
+                MOVES.labels("bid" if isinstance(command, Bid) else "passed").inc()
+                self._count_settlement(new)
+                return view(a.row)
+        raise Stale("the auction moved on meanwhile (another writer); nothing changed, try again")
+
+    async def _moved_elsewhere(self, a: Auction) -> bool:
+        """Whether Postgres has the auction at another version than memory (then memory takes it);
+        the caller holds `a.lock`."""
+        async with self.pool.acquire() as conn:
+            row = await store.get(conn, a.row.table_id, a.row.auction_id)
+        if row is None or row.version == a.row.version:
+            return False
+        a.row = row
+        self._changed(a)
+        return True
 
     async def _open_for_move(self, table_id: str, auction_id: int) -> Auction:
         a = self.open.get(table_id)
@@ -354,6 +479,9 @@ class Auctions:
         row = await self._row(table_id, auction_id)
         if row.status != OPEN:
             raise RuleViolation("A1", f"auction {row.auction_id} is already {row.status}")
+        a = self.open.get(table_id)  # adopted meanwhile (the sweep)
+        if a is not None and a.row.auction_id == row.auction_id:
+            return a
         if row.table_id in self.open:  # an older auction still held open here: the newer one wins
             stale = self.open.pop(row.table_id)
             if stale.timer:

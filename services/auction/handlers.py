@@ -60,7 +60,7 @@ async def handle_batch(auctions: Auctions, body: bytes) -> None:
 def build_consumers(auctions: Auctions) -> Consumers:
     consumers = Consumers()
 
-    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE)
+    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE, exclusive=True)
     async def on_table_events(body: bytes) -> None:
         await handle_batch(auctions, body)
 

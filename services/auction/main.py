@@ -27,7 +27,9 @@ def spec(base: Settings) -> ServiceSpec[Auctions]:
 
     async def start(auctions: Auctions) -> str:
         # before the consumer: the table's events find their auctions
-        return f"{await auctions.recover()} auctions resumed"
+        resumed = await auctions.recover()
+        auctions.start_sweeping()  # what other instances open, move and close
+        return f"{resumed} auctions resumed"
 
     return ServiceSpec(
         settings=base,

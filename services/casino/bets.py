@@ -6,6 +6,13 @@ only if it was committed. The outcome comes from the engine's pure casino
 module (`check_numbers`, `draw`, `payout`, `settle`) over the table's own
 generator stream (the pool row's seed and counter), so a settled bet can be
 recomputed from its ledger row (`verify.py`).
+
+Several instances: every change locks the bet's row (`FOR UPDATE`) and acts
+only on a bet still open, so of two instances whose timers fire together one
+declines the bet and the other, once the lock is free, finds it closed and
+does nothing. Each instance arms a timer for every open bet it knows of: the
+ones it opened, and every `SWEEP_S` the ones Postgres holds open (opened by
+another instance, or by one that stopped: an overdue one fires at once).
 """
 
 from __future__ import annotations
@@ -36,6 +43,9 @@ log = logging.getLogger("casino")
 
 #: The durable consumer of the table signals (`handlers`), the key of its processed messages.
 CONSUMER = "casino-table-signals"
+
+#: How often the open bets are read back from Postgres (timers armed for those another instance opened).
+SWEEP_S = 1.0
 
 BETS = Counter("casino_bets_total", "Bets closed, by outcome", ["outcome"])  # won | lost | jackpot | declined | timeout
 POOL = Gauge("casino_jackpot_pool_dollars", "Sum of every table's jackpot pool (K4)")
@@ -253,6 +263,38 @@ class Casino:
             if not b.paused:
                 self.arm(b.bet_id, b.deadline_unix_ms)
         return len(bets)
+
+    def start_sweeping(self) -> None:
+        """Run `sweep` every SWEEP_S until `stop`."""
+
+        async def forever() -> bool:
+            while True:
+                await asyncio.sleep(SWEEP_S)
+                try:
+                    await self.sweep()
+                except Exception:  # Postgres away: the next sweep tries again
+                    log.debug("casino sweep failed", exc_info=True)
+
+        task = asyncio.create_task(forever(), name="casino-sweep")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def sweep(self) -> int:
+        """Arm the timers of the open bets Postgres holds and this process does not time (opened or
+        resumed by another instance); drop those of bets closed meanwhile. The number armed."""
+        before = dict(self.timers)  # a timer armed while we read (a bet opened here) is not dropped
+        async with self.pool.acquire() as conn:
+            bets = await store.open_bets(conn)
+        timed = {b.bet_id for b in bets if not b.paused}
+        for bet_id, handle in before.items():
+            if bet_id not in timed and self.timers.get(bet_id) is handle:
+                self.disarm(bet_id)
+        armed = 0
+        for b in bets:
+            if b.bet_id in timed and b.bet_id not in self.timers:
+                self.arm(b.bet_id, b.deadline_unix_ms)
+                armed += 1
+        return armed
 
     def stop(self) -> None:
         for bet_id in list(self.timers):

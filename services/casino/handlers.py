@@ -72,7 +72,7 @@ async def handle_envelope(casino: Casino, env: common_pb2.Envelope) -> None:
 def build_consumers(casino: Casino) -> Consumers:
     consumers = Consumers()
 
-    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE)
+    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE, exclusive=True)
     async def on_table_events(body: bytes) -> None:
         try:
             batch = common_pb2.EventBatch.FromString(body)

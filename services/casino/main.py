@@ -25,7 +25,9 @@ def spec(base: Settings) -> ServiceSpec[Casino]:
         return casino
 
     async def start(casino: Casino) -> str:
-        return f"{await casino.recover()} open bets resumed"
+        resumed = await casino.recover()
+        casino.start_sweeping()  # the bets other instances open, and theirs should they stop
+        return f"{resumed} open bets resumed"
 
     return ServiceSpec(
         settings=base,

@@ -41,7 +41,10 @@ MATCH_DURABLE = "rating-match-events"
 def build_consumers(games: Games) -> Consumers:
     consumers = Consumers()
 
-    @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE, gather_s=LAZY_GATHER_S)
+    # Exclusive: a game's rounds are recorded before its GameEnded is judged on them (one reader at a time).
+    @durable_consumer(
+        consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE, gather_s=LAZY_GATHER_S, exclusive=True
+    )
     async def on_table_events(body: bytes) -> None:
         try:
             batch = common_pb2.EventBatch.FromString(body)

@@ -24,7 +24,7 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 def spec(settings: TradeSettings) -> ServiceSpec[Trades]:
     def build(rt: Runtime) -> Trades:
         table = table_pb2_grpc.TableServiceStub(rt.channel(settings.table_target))
-        return Trades(rt.pool, table, settings.base.token_secret, rt.wake_relay)
+        return Trades(rt.pool, table, settings.base.token_secret, rt.wake_relay, shared=settings.base.replicas > 1)
 
     async def start(trades: Trades) -> None:
         await trades.load_open()

@@ -118,6 +118,7 @@ class Trades:
         table: table_pb2_grpc.TableServiceStub,
         token_secret: auth.Secret,
         wake: Callable[[], None] = lambda: None,
+        shared: bool = False,
     ) -> None:
         self.pool = pool
         self.table = table
@@ -126,8 +127,10 @@ class Trades:
         #: Tables that may have an open proposal: most table batches (a turn ending with nothing
         #: proposed) then cost no Postgres round trip. Filled by `load_open` at start and by every
         #: proposal, emptied when a turn's end left none open; one instance of the service owns the
-        #: proposals (like the table service its tables).
+        #: proposals (like the table service its tables). With several instances (`shared`), a
+        #: proposal may have come to another one: every batch that could end one is looked up.
         self.maybe_open: set[str] = set()
+        self.shared = shared
         #: Proposals made by this process: a table leaves `maybe_open` only if none came meanwhile.
         self.proposals_made = 0
 
@@ -284,7 +287,9 @@ class Trades:
         watched = [env for env in batch.events if env.type in WATCHED]
         if not watched:
             return 0
-        if all(env.type != "TradeExecuted" and env.table_id not in self.maybe_open for env in watched):
+        if not self.shared and all(
+            env.type != "TradeExecuted" and env.table_id not in self.maybe_open for env in watched
+        ):
             return 0  # most turns end with nothing proposed: no Postgres round trip
         changed: list[TradeRow] = []
         proposals_before = self.proposals_made
