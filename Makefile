@@ -16,6 +16,8 @@ RULESET ?= online
 MODE    ?=
 # TLS=1: mTLS on every gRPC port and on the embedded NATS (a CA and a certificate made in the data dir)
 TLS     ?=
+# REPLICAS=3: `make run` starts 3 processes of each service but the table and the gateway, on a 3-node NATS cluster
+REPLICAS ?= 1
 PLATFORM_GAME = --ruleset $(RULESET) $(if $(MODE),--mode $(MODE)) $(if $(TLS),--tls)
 # buf from npm (@bufbuild/buf), into build/node: the schema's lint and breaking-change gate.
 BUF_VERSION := 1.75.0
@@ -32,7 +34,7 @@ $(STAMP): pyproject.toml
 
 ## run: the platform (NATS, Postgres, services) with bot tables and a live view; Ctrl-C stops it
 run: $(STAMP)
-	$(BIN)/monopoly run $(PLATFORM_GAME)
+	$(BIN)/monopoly run $(PLATFORM_GAME) $(if $(filter-out 1,$(REPLICAS)),--replicas $(REPLICAS))
 
 ## demo: TABLES bot tables played to the end through the API, their records checked (RULESET=hasbro: printed rules)
 demo: $(STAMP)

@@ -100,6 +100,16 @@ SERVICES = ("table", "auction", "trade", "casino", "rating", "matchmaking", "gat
 #: The services' own default metrics ports (servicekit.settings): `Platform(fixed_metrics=True)` takes
 #: each when it is free, so `curl 127.0.0.1:9101/metrics` finds the table service as documented.
 DEFAULT_METRICS_PORTS = {name: 9101 + i for i, name in enumerate(SERVICES)}
+#: The services `Platform(replicas=N)` runs N processes of: they share their schema and consumers
+#: safely (docs/ARCHITECTURE.md, "Replicas"). The table service runs once until its tables are
+#: partitioned between instances; the gateway, stateless, once behind its one HTTP port.
+REPLICATED = ("auction", "trade", "casino", "rating", "matchmaking")
+
+
+def target_of(addresses: list[str]) -> str:
+    """A gRPC target reaching any of `addresses` (`ipv4:` with several: the channel balances its calls
+    round robin over the replicas that answer, `servicekit.tls.channel`)."""
+    return addresses[0] if len(addresses) == 1 else "ipv4:" + ",".join(addresses)
 
 
 def port_if_free(port: int) -> int:
@@ -158,7 +168,13 @@ class Platform:
     #: TLS of every service's gRPC port and NATS connection (their TLS_* settings; the health checks use
     #: it too). None: the environment's TLS_* settings, plaintext when unset.
     tls: TLSSettings | None = None
+    #: Processes of each service of `REPLICATED` (each with its own ports and <NAME>_INSTANCE_ID); the
+    #: others run once. More than one wants a NATS cluster (`embedded.servers(nats_nodes=3)`).
+    replicas: int = 1
+    #: The first process of each service (the one tests kill and restart).
     processes: dict[str, ServiceProcess] = field(init=False)
+    #: Every process of each service, the first one first.
+    replica_processes: dict[str, list[ServiceProcess]] = field(init=False)
     #: Each service's /metrics port.
     metrics_ports: dict[str, int] = field(init=False)
     #: The key every service signs and verifies tokens with (`use_key`).
@@ -169,7 +185,12 @@ class Platform:
         unknown = set(self.services) - set(SERVICES)
         if unknown:
             raise ValueError(f"unknown service(s): {', '.join(sorted(unknown))}")
-        ports = {name: free_port() for name in SERVICES}
+        if self.replicas < 1:
+            raise ValueError("replicas: at least 1")
+        counts = {name: self.replicas if name in REPLICATED else 1 for name in SERVICES}
+        all_ports = {name: [free_port() for _ in range(counts[name])] for name in SERVICES}
+        ports = {name: found[0] for name, found in all_ports.items()}
+        self.addresses = {name: [f"127.0.0.1:{port}" for port in found] for name, found in all_ports.items()}
         self.token_secret = use_key(self.data_dir, self.extra_env)
         env = {
             **os.environ,
@@ -178,7 +199,7 @@ class Platform:
             "CLOCK_SCALE": str(self.clock_scale),
             "TABLE_TARGET": f"127.0.0.1:{ports['table']}",
             # Matchmaking matches on the rating service's ratings when the platform runs it.
-            "RATING_TARGET": f"127.0.0.1:{ports['rating']}" if "rating" in self.services else "",
+            "RATING_TARGET": target_of(self.addresses["rating"]) if "rating" in self.services else "",
             "PYTHONPATH": os.pathsep.join([str(ROOT / "libs"), str(ROOT), os.environ.get("PYTHONPATH", "")]),
             "PYTHONUNBUFFERED": "1",
             # Tables matchmaking forms delegate the sub-protocols this platform runs services for.
@@ -188,6 +209,10 @@ class Platform:
         self.metrics_ports = {
             name: port_if_free(DEFAULT_METRICS_PORTS[name]) if self.fixed_metrics else free_port() for name in SERVICES
         }
+        #: Every replica's /metrics port (the first is `metrics_ports`' own).
+        self.replica_metrics_ports = {
+            name: [self.metrics_ports[name], *(free_port() for _ in range(counts[name] - 1))] for name in SERVICES
+        }
         for name in SERVICES:
             env[f"{name.upper()}_GRPC_PORT"] = str(ports[name])
             env[f"{name.upper()}_METRICS_PORT"] = str(self.metrics_ports[name])
@@ -195,14 +220,32 @@ class Platform:
         self.gateway_http_port = int(self.extra_env.get("GATEWAY_HTTP_PORT") or free_port())
         env["GATEWAY_HTTP_PORT"] = str(self.gateway_http_port)
         for name in ("matchmaking", "auction", "trade", "casino"):
-            env[f"{name.upper()}_TARGET"] = f"127.0.0.1:{ports[name]}" if name in self.services else ""
-        self.processes = {
-            name: ServiceProcess(
-                f"services.{name}.main", self._env(name, env), ports[name], self.data_dir / f"{name}.log", tls=self.tls
-            )
+            env[f"{name.upper()}_TARGET"] = target_of(self.addresses[name]) if name in self.services else ""
+        self.replica_processes = {
+            name: [self._process(name, env, i, counts[name], all_ports[name][i]) for i in range(counts[name])]
             for name in SERVICES
             if name in self.services
         }
+        self.processes = {name: found[0] for name, found in self.replica_processes.items()}
+
+    def _process(self, name: str, env: dict[str, str], index: int, count: int, port: int) -> ServiceProcess:
+        """Replica `index` of `count` of a service: its own ports, instance id and log (`<name>.log` for
+        the first, `<name>-2.log`... for the others)."""
+        own = self._env(name, env)
+        if count > 1:
+            instance = f"{name}-{index + 1}"
+            prefix = name.upper()
+            own.update(
+                {
+                    f"{prefix}_GRPC_PORT": str(port),
+                    f"{prefix}_METRICS_PORT": str(self.replica_metrics_ports[name][index]),
+                    f"{prefix}_INSTANCE_ID": instance,
+                    "INSTANCE_ID": instance,
+                    f"{prefix}_REPLICAS": str(count),
+                }
+            )
+        log = self.data_dir / (f"{name}.log" if index == 0 else f"{name}-{index + 1}.log")
+        return ServiceProcess(f"services.{name}.main", own, port, log, tls=self.tls)
 
     def _env(self, name: str, env: dict[str, str]) -> dict[str, str]:
         """A service's own environment: the common one, the platform's TLS and its bus credentials
@@ -219,7 +262,8 @@ class Platform:
         return self.processes["table"]
 
     def target(self, service: str) -> str:
-        return f"127.0.0.1:{self.processes[service].grpc_port}"
+        """Where a client reaches the service: any of its replicas (`target_of`)."""
+        return target_of([f"127.0.0.1:{p.grpc_port}" for p in self.replica_processes[service]])
 
     @property
     def lobby_url(self) -> str:
@@ -239,11 +283,12 @@ class Platform:
         """In start order, one after the other (started side by side, a service restarted later lost the
         auction it held); beside them, from the moment the table service answers, `table_ready` (`monopoly
         run` drives the tables the table service resumed at once: their timers run)."""
-        first, *rest = self.processes.values()
+        first, *_ = self.processes.values()
         await first.start()
+        later = [p for found in self.replica_processes.values() for p in found if p is not first]
 
         async def others() -> None:
-            for process in rest:
+            for process in later:
                 await process.start()
 
         await asyncio.gather(others(), *([table_ready()] if table_ready else []))
@@ -255,12 +300,15 @@ class Platform:
         return self.data_dir / "targets.json"
 
     @property
-    def targets(self) -> dict[str, str]:
-        return {name: self.target(name) for name in self.processes} | {"lobby": self.lobby_url}
+    def targets(self) -> dict[str, object]:
+        """Each service's target (any of its replicas), the lobby, and every replica's address."""
+        replicas = {name: [f"127.0.0.1:{p.grpc_port}" for p in found] for name, found in self.replica_processes.items()}
+        return {name: self.target(name) for name in self.processes} | {"lobby": self.lobby_url, "replicas": replicas}
 
     async def stop(self) -> None:
         """Every service SIGTERM'd and reaped: the others side by side, then the table service they call."""
         self.targets_path.unlink(missing_ok=True)
-        first, *rest = self.processes.values()
+        first, *_ = self.processes.values()
+        rest = [p for found in self.replica_processes.values() for p in found if p is not first]
         await asyncio.gather(*(process.stop() for process in rest))
         await first.stop()

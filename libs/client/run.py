@@ -51,7 +51,7 @@ from . import BotTable, SubProtocolStubs, bot_service_token, connect
 from .botseats import BotSeats
 from .channels import platform_channel
 from .matchmaking import MatchmakingClient, Player, SeatTicket
-from .platform import DEFAULT_METRICS_PORTS, Platform, health
+from .platform import DEFAULT_METRICS_PORTS, Platform, ServiceProcess, health
 
 log = logging.getLogger("client.run")
 
@@ -60,6 +60,8 @@ log = logging.getLogger("client.run")
 NAMES = ("ada", "bruno", "chen", "dara", "emeka", "farah", "goran", "hana", "ivo", "jun", "kemal", "lea")
 #: Bot games last seconds or minutes, not R1's 10 real minutes: `run` and `demo` lower that minimum (and say so).
 RATING_MIN_REAL_MINUTES = "0.005"
+#: NATS servers `monopoly run --replicas N` (N > 1) starts: a JetStream cluster that outlives one node.
+CLUSTER_NODES = 3
 #: Real seconds a bot thinks before each move at most: slow enough to watch.
 THINK_S = 0.3
 #: Game seconds a bot thinks at most: a small share of E1's shortest turn (45 s), so a turn of several
@@ -214,17 +216,23 @@ async def unfinished_tables(database_url: str) -> list[tuple[str, int]]:
 
 
 async def run(
-    data_dir: Path, tables: int = 3, clock_scale: int = 60, duration: float | None = None, mode: str = "classic"
+    data_dir: Path,
+    tables: int = 3,
+    clock_scale: int = 60,
+    duration: float | None = None,
+    mode: str = "classic",
+    replicas: int = 1,
 ) -> int:
     """The platform with `tables` bot tables of `mode` at a time and a live view, until a stop signal
-    (or `duration` seconds)."""
+    (or `duration` seconds); `replicas` processes of each replicated service, on a 3-node NATS
+    cluster when more than one."""
     stop = asyncio.Event()
     stats = Stats()
     log_path = data_dir / "run.log"
     with stop_on_signals(stop):
         try:
             with logging_to(log_path, stats):
-                code = await _run(data_dir, tables, clock_scale, duration, mode, stop, stats)
+                code = await _run(data_dir, tables, clock_scale, duration, mode, stop, stats, replicas)
         except DataDirBusy as exc:
             print(f"monopoly run: {exc}", file=sys.stderr)
             return 1
@@ -245,8 +253,10 @@ async def _run(
     mode: str,
     stop: asyncio.Event,
     stats: Stats,
+    replicas: int = 1,
 ) -> int:
-    with servers(data_dir) as (nats_url, db_url, bus):
+    nodes = CLUSTER_NODES if replicas > 1 else 1
+    with servers(data_dir, nats_nodes=nodes) as (nats_url, db_url, bus):
         if stop.is_set():
             return 0
         platform = Platform(
@@ -255,10 +265,13 @@ async def _run(
             data_dir,
             clock_scale,
             bus=bus,
+            replicas=replicas,
             extra_env={
                 "RATING_MIN_REAL_MINUTES": RATING_MIN_REAL_MINUTES,
                 # a person who queued with bot_fill waits 5 s for other people, then bots fill the table
                 "MATCHMAKING_SMALL_TABLE_WAIT_S": "5",
+                # on a cluster every stream keeps a copy per node: a node's loss loses nothing
+                **({"NATS_STREAM_REPLICAS": str(nodes)} if nodes > 1 else {}),
             },
             # the default ports 9101-9106 where free; MONOPOLY_METRICS_PORTS=random for random ones (tests,
             # which run beside one another)
@@ -468,22 +481,33 @@ class Run:
             self.leaders[:] = [
                 f"{e.rank}. {escape(e.display_name)}  {e.ordinal:.2f} ({e.games} games)" for e in board.entries
             ]
-        names = list(self.platform.processes)
-        statuses = await asyncio.gather(*(health(self.platform.target(n)) for n in names))
-        self.healths.update(zip(names, statuses, strict=True))
+        rows = self._rows()
+        statuses = await asyncio.gather(*(health(f"127.0.0.1:{process.grpc_port}") for _, process in rows))
+        self.healths.update(zip((label for label, _ in rows), statuses, strict=True))
+
+    def _rows(self) -> list[tuple[str, ServiceProcess]]:
+        """Every process of the platform, named by its service (and its replica's number, when several)."""
+        rows = []
+        for name, found in self.platform.replica_processes.items():
+            for i, process in enumerate(found):
+                rows.append((name if len(found) == 1 else f"{name}-{i + 1}", process))
+        return rows
 
     def addresses(self) -> Table:
         out = Table(expand=True, box=None)
         for col in ("service", "gRPC", "health", "metrics", "log"):
             out.add_column(col)
-        for name, process in self.platform.processes.items():
-            port = self.platform.metrics_ports[name]
-            note = "" if port == DEFAULT_METRICS_PORTS[name] else f" ({DEFAULT_METRICS_PORTS[name]} was taken)"
-            status = self.healths.get(name, "?")
+        for label, process in self._rows():
+            name = label.rsplit("-", 1)[0] if label not in self.platform.processes else label
+            index = self.platform.replica_processes[name].index(process)
+            port = self.platform.replica_metrics_ports[name][index]
+            default = DEFAULT_METRICS_PORTS[name]
+            note = f" ({default} was taken)" if index == 0 and port != default else ""
+            status = self.healths.get(label, "?")
             colour = "green" if status == "SERVING" else "red"
             out.add_row(
-                name,
-                self.platform.target(name),
+                label,
+                f"127.0.0.1:{process.grpc_port}",
                 f"[{colour}]{status}[/]",
                 f"http://127.0.0.1:{port}/metrics{note}",
                 escape(str(process.log_path)),

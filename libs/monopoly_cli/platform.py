@@ -27,6 +27,12 @@ def add(sub: Subcommands) -> None:
     run.add_argument("--ruleset", choices=sorted(RULESETS), default=None, help=RULESET_HELP)
     run.add_argument("--mode", choices=sorted(QUEUED_MODES), default=None, help=MODE_HELP)
     run.add_argument("--tls", action="store_true", help=TLS_HELP)
+    run.add_argument(
+        "--replicas",
+        type=int,
+        default=1,
+        help="processes of each service but the table and the gateway (default 1; more: a 3-node NATS cluster)",
+    )
 
     demo = sub.add_parser("demo", help="play N bot tables through the platform to the end and verify their records")
     demo.set_defaults(handler=start)
@@ -42,8 +48,8 @@ def start(args: argparse.Namespace) -> int:
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")  # before gRPC starts: no core chatter in the view
     from client.demo import demo, run  # the platform's dependencies load only for these commands
 
-    if args.tables < 1 or args.clock_scale < 1:
-        print(f"monopoly {args.command}: --tables and --clock-scale must be at least 1", file=sys.stderr)
+    if args.tables < 1 or args.clock_scale < 1 or getattr(args, "replicas", 1) < 1:
+        print(f"monopoly {args.command}: --tables, --clock-scale and --replicas must be at least 1", file=sys.stderr)
         return 2
     mode = args.mode or RULESETS[args.ruleset or "online"]
     if args.ruleset is not None and PRESETS[mode]().ruleset != args.ruleset:
@@ -57,4 +63,4 @@ def start(args: argparse.Namespace) -> int:
         os.environ.update({"TLS_CERT": str(issued.cert), "TLS_KEY": str(issued.key), "TLS_CA": str(issued.ca)})
     if args.command == "demo":
         return asyncio.run(demo(args.tables, args.data_dir, mode, args.clock_scale))
-    return asyncio.run(run(args.data_dir, args.tables, args.clock_scale, args.duration, mode))
+    return asyncio.run(run(args.data_dir, args.tables, args.clock_scale, args.duration, mode, args.replicas))

@@ -49,9 +49,11 @@ def channel(
     """A channel to `target`, TLS as `tls` says (None: this process's TLS_* settings), its calls
     through `interceptors` (`servicekit.credentials`: a token on every call)."""
     credentials = channel_credentials(tls if tls is not None else TLSSettings.from_env())
+    # Several addresses (`ipv4:a:1,b:2`: a service's replicas): calls go round robin to those that answer.
+    options = [("grpc.lb_policy_name", "round_robin")] if "," in target else []
     if credentials is None:
-        return grpc.aio.insecure_channel(target, interceptors=list(interceptors))
-    return grpc.aio.secure_channel(target, credentials, interceptors=list(interceptors))
+        return grpc.aio.insecure_channel(target, options=options, interceptors=list(interceptors))
+    return grpc.aio.secure_channel(target, credentials, options=options, interceptors=list(interceptors))
 
 
 def nats_context(tls: TLSSettings) -> ssl.SSLContext | None:
