@@ -261,10 +261,8 @@ def nats_cluster(
     if size < 1:
         raise ValueError("a cluster has at least one node")
     root = data_dir / CLUSTER_DIR
-    passwords = natsauth.load_or_create(data_dir / NATS_USERS_FILE) if auth else {}
-    nodes = [
-        NatsNode(f"n{i + 1}", root / f"n{i + 1}", free_port(), free_port(), free_port()) for i in range(size)
-    ]
+    passwords = natsauth.load_or_create(data_dir / NATS_USERS_FILE, (*natsauth.USERS, natsauth.ROUTE)) if auth else {}
+    nodes = [NatsNode(f"n{i + 1}", root / f"n{i + 1}", free_port(), free_port(), free_port()) for i in range(size)]
     for node in nodes:
         (node.folder / "store").mkdir(parents=True, exist_ok=True)
         routes = tuple(f"127.0.0.1:{other.route_port}" for other in nodes if other is not node)

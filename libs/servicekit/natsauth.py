@@ -177,11 +177,11 @@ def generate(users: Iterable[str] = USERS) -> dict[str, str]:
     return {user: secrets.token_urlsafe(32) for user in users}
 
 
-def load_or_create(path: Path) -> dict[str, str]:
-    """The passwords kept at `path` (JSON, readable by its owner only), created the first time and
-    completed when a user was added since; a data dir keeps its passwords across restarts."""
+def load_or_create(path: Path, users: Iterable[str] = USERS) -> dict[str, str]:
+    """The passwords of `users` kept at `path` (JSON, readable by its owner only), created the first
+    time and completed when a user was added since; a data dir keeps its passwords across restarts."""
     known: dict[str, str] = json.loads(path.read_text()) if path.exists() else {}
-    missing = [u for u in (*USERS, ROUTE) if u not in known]
+    missing = [u for u in users if u not in known]
     if missing or not path.exists():
         known.update(generate(missing))
         path.parent.mkdir(parents=True, exist_ok=True)
