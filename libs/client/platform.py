@@ -101,8 +101,8 @@ SERVICES = ("table", "auction", "trade", "casino", "rating", "matchmaking", "gat
 #: each when it is free, so `curl 127.0.0.1:9101/metrics` finds the table service as documented.
 DEFAULT_METRICS_PORTS = {name: 9101 + i for i, name in enumerate(SERVICES)}
 #: The services `Platform(replicas=N)` runs N processes of: they share their schema and consumers
-#: safely (docs/ARCHITECTURE.md, "Replicas"). The table service runs once until its tables are
-#: partitioned between instances; the gateway, stateless, once behind its one HTTP port.
+#: safely (docs/ARCHITECTURE.md, "Replicas"). The table service runs `table_replicas` times (its
+#: instances share the tables by partition leases); the gateway, stateless, once behind its HTTP port.
 REPLICATED = ("auction", "trade", "casino", "rating", "matchmaking")
 
 
@@ -171,6 +171,11 @@ class Platform:
     #: Processes of each service of `REPLICATED` (each with its own ports and <NAME>_INSTANCE_ID); the
     #: others run once. More than one wants a NATS cluster (`embedded.servers(nats_nodes=3)`).
     replicas: int = 1
+    #: Processes of the table service (TABLE_INSTANCE_ID table-1...; each serves the partitions it leases).
+    #: 1 unless asked, also with `replicas`: the platform's clients (bots, matchmaking, trade, the gateway)
+    #: do not yet follow `served-by` to the instance that runs a table, so a call that lands on another
+    #: instance fails (UNAVAILABLE) instead of reaching its table.
+    table_replicas: int = 1
     #: The first process of each service (the one tests kill and restart).
     processes: dict[str, ServiceProcess] = field(init=False)
     #: Every process of each service, the first one first.
@@ -188,6 +193,7 @@ class Platform:
         if self.replicas < 1:
             raise ValueError("replicas: at least 1")
         counts = {name: self.replicas if name in REPLICATED else 1 for name in SERVICES}
+        counts["table"] = max(1, self.table_replicas)
         all_ports = {name: [free_port() for _ in range(counts[name])] for name in SERVICES}
         ports = {name: found[0] for name, found in all_ports.items()}
         self.addresses = {name: [f"127.0.0.1:{port}" for port in found] for name, found in all_ports.items()}
@@ -197,7 +203,7 @@ class Platform:
             "NATS_URL": self.nats_url,
             "DATABASE_URL": self.database_url,
             "CLOCK_SCALE": str(self.clock_scale),
-            "TABLE_TARGET": f"127.0.0.1:{ports['table']}",
+            "TABLE_TARGET": target_of(self.addresses["table"]),
             # Matchmaking matches on the rating service's ratings when the platform runs it.
             "RATING_TARGET": target_of(self.addresses["rating"]) if "rating" in self.services else "",
             "PYTHONPATH": os.pathsep.join([str(ROOT / "libs"), str(ROOT), os.environ.get("PYTHONPATH", "")]),
@@ -244,6 +250,8 @@ class Platform:
                     f"{prefix}_REPLICAS": str(count),
                 }
             )
+            if name == "table":  # where other instances send a caller of a table it runs (`served-by`)
+                own["TABLE_ADVERTISE_ADDRESS"] = f"127.0.0.1:{port}"
         log = self.data_dir / (f"{name}.log" if index == 0 else f"{name}-{index + 1}.log")
         return ServiceProcess(f"services.{name}.main", own, port, log, tls=self.tls)
 
@@ -306,9 +314,10 @@ class Platform:
         return {name: self.target(name) for name in self.processes} | {"lobby": self.lobby_url, "replicas": replicas}
 
     async def stop(self) -> None:
-        """Every service SIGTERM'd and reaped: the others side by side, then the table service they call."""
+        """Every service SIGTERM'd and reaped: the others side by side, then the table service they call
+        (its instances side by side)."""
         self.targets_path.unlink(missing_ok=True)
-        first, *_ = self.processes.values()
-        rest = [p for found in self.replica_processes.values() for p in found if p is not first]
+        tables = self.replica_processes.get("table", [])
+        rest = [p for found in self.replica_processes.values() for p in found if p not in tables]
         await asyncio.gather(*(process.stop() for process in rest))
-        await first.stop()
+        await asyncio.gather(*(process.stop() for process in tables))
