@@ -56,6 +56,8 @@ class Idle:
         #: Evicted unfinished tables: they still count toward TABLE_MAX_TABLES.
         self.dormant: set[str] = set()
         self._heap: list[tuple[float, str]] = []  # (wall due time, s; table_id)
+        #: Each dormant table's due time: an entry of the heap that is not (evicted again since) is stale.
+        self._due: dict[str, float] = {}
         self._wakeup: asyncio.TimerHandle | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._revivals: set[asyncio.Task[None]] = set()
@@ -73,6 +75,7 @@ class Idle:
         """An actor for `table_id` is in memory again (loaded or created)."""
         LOADED.inc()
         self.dormant.discard(table_id)
+        self._due.pop(table_id, None)
         self.start()
 
     async def stop(self) -> None:
@@ -129,8 +132,22 @@ class Idle:
         self.dormant.add(table_id)
         due = self._due_s(actor)
         if due is not None:
-            heapq.heappush(self._heap, (due, table_id))
-            self._arm()
+            self._push(due, table_id)
+
+    def _push(self, due: float, table_id: str) -> None:
+        self._due[table_id] = due
+        heapq.heappush(self._heap, (due, table_id))
+        self._arm()
+
+    def _current(self, due: float, table_id: str) -> bool:
+        """A heap entry still stands: the table is evicted and this is its deadline."""
+        return table_id in self.dormant and self._due.get(table_id) == due
+
+    def overdue_s(self) -> float:
+        """How late the first evicted table's wake-up is (0: none is): it should be read back within ms."""
+        while self._heap and not self._current(*self._heap[0]):  # back in memory, or evicted again since
+            heapq.heappop(self._heap)
+        return max(0.0, time.time() - self._heap[0][0]) if self._heap else 0.0
 
     def _arm(self) -> None:
         """One timer of the loop for the heap's first deadline."""
@@ -145,9 +162,12 @@ class Idle:
         self._wakeup = None
         now = time.time()
         while self._heap and self._heap[0][0] <= now:
-            _, table_id = heapq.heappop(self._heap)
-            if table_id not in self.dormant:  # back in memory meanwhile: its own timer ticks it
+            due, table_id = heapq.heappop(self._heap)
+            if not self._current(due, table_id):  # back in memory meanwhile (its own timer ticks it), or stale
+                if table_id not in self.dormant:
+                    self._due.pop(table_id, None)  # its partition went to another instance
                 continue
+            del self._due[table_id]
             task = asyncio.create_task(self._revive(table_id), name=f"table-wake-{table_id}")
             self._revivals.add(task)
             task.add_done_callback(self._revivals.discard)
@@ -160,5 +180,5 @@ class Idle:
             await self.tables.get(table_id, touch=False)
         except Exception:
             log.exception("table %s could not be read back for its deadline; retrying in 1 s", table_id)
-            heapq.heappush(self._heap, (time.time() + 1.0, table_id))
-            self._arm()
+            if table_id in self.dormant:
+                self._push(time.time() + 1.0, table_id)

@@ -3,7 +3,8 @@
 `table_tables{mode, status}`: tables by mode, `active` (in play), `waiting` (paused, E5: a player
 must confirm they are back) and `finished` (held since this process loaded them).
 `table_deadline_overdue_seconds`: how far the most late unfinished table is past its next deadline
-(E1, E2, E5); its timer should fire within milliseconds, so a table here for long is stuck.
+(E1, E2, E5), evicted ones included (`idle`); its timer should fire within milliseconds, so a table
+here for long is stuck.
 """
 
 from __future__ import annotations
@@ -44,6 +45,9 @@ class TablesCollector(Collector):
             counts[state.config.mode, status] += 1
             if not state.finished and (due := next_deadline(state)) is not None:
                 overdue_ms = max(overdue_ms, now - (actor.epoch_ms + due / actor.scale))
+        idle = getattr(self.tables, "idle", None)  # evicted tables wait for their deadline on its heap
+        if idle is not None:
+            overdue_ms = max(overdue_ms, idle.overdue_s() * 1000)
         tables, overdue = self._families()
         for (mode, status), n in sorted(counts.items()):
             tables.add_metric([mode, status], n)

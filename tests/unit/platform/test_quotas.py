@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from servicekit import grpcserver
 from servicekit.errors import Exhausted
 from servicekit.quotas import COMMAND, Buckets, Quotas, QuotaSettings, Streams
 
@@ -67,3 +70,18 @@ def test_open_streams_are_capped_per_key_and_released_when_they_end() -> None:
 def test_the_numbers_come_from_the_environment() -> None:
     s = QuotaSettings.from_env({"QUOTA_COMMANDS_PER_S": "7", "QUOTA_STREAMS": "3"})
     assert (s.commands_per_s, s.streams, s.creates_per_s) == (7.0, 3, QuotaSettings().creates_per_s)
+
+
+async def test_a_refusal_is_answered_no_sooner_than_the_refusal_delay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Held, a flood resent as soon as answered gets a refusal per call in flight per delay at most."""
+    quotas = Quotas(QuotaSettings(connection_per_s=0.01, connection_burst=1, refusal_delay_ms=150))
+    monkeypatch.setattr(grpcserver, "QUOTAS", quotas)
+    method = "/monopoly.v1.TableService/GetTable"
+    await grpcserver.charge(method, None, "ipv4:127.0.0.1:9")  # within the burst
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    with pytest.raises(Exhausted, match="connection") as refused:
+        await grpcserver.charge(method, None, "ipv4:127.0.0.1:9")
+    assert loop.time() - started >= 0.149
+    assert refused.value.retry_after_ms > 0
+    assert QuotaSettings.from_env({"QUOTA_REFUSAL_DELAY_MS": "0"}).refusal_delay_ms == 0.0
