@@ -64,6 +64,7 @@ from monopoly.v1 import (
     trade_pb2_grpc,
 )
 from servicekit import auth
+from servicekit.routing import RoutedTableStub
 from servicekit.settings import token_secret
 from servicekit.wire import command_to_proto, event_from_proto, trade_terms
 
@@ -113,9 +114,10 @@ def bot_service_token() -> str:
 
 
 def connect(target: str, token: str | None = None) -> tuple[grpc.aio.Channel, table_pb2_grpc.TableServiceStub]:
-    """A table service stub whose calls carry `token` (default: the platform's operator token)."""
+    """A table service stub whose calls carry `token` (default: the platform's operator token) and
+    follow the service's redirects to the instance that runs each table (`servicekit.routing`)."""
     channel = platform_channel(target, token)
-    return channel, table_pb2_grpc.TableServiceStub(channel)
+    return channel, RoutedTableStub(channel, lambda address: platform_channel(address, token))
 
 
 @dataclass

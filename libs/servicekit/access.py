@@ -78,6 +78,7 @@ POLICY: dict[str, Rule] = {
     "/monopoly.v1.TableService/SubmitCommand": Rule((PLAYER, SERVICE), quota=COMMAND),
     "/monopoly.v1.TableService/Play": Rule((PLAYER, SERVICE), quota=COMMAND),  # each request of the stream
     "/monopoly.v1.TableService/WatchTable": Rule(_READERS, quota=STREAM),
+    "/monopoly.v1.TableService/ListInstances": Rule((OPERATOR, SERVICE)),
     # auction.proto
     "/monopoly.v1.AuctionService/PlaceBid": Rule((PLAYER,), quota=COMMAND),
     "/monopoly.v1.AuctionService/Pass": Rule((PLAYER,), quota=COMMAND),

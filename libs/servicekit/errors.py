@@ -86,7 +86,7 @@ class Unavailable(RuntimeError):
 class Elsewhere(Unavailable):
     """What was asked for is served by another instance of the service (or, `address` empty, by none
     right now): UNAVAILABLE, with the trailing metadata `served-by: <address>` a client reconnects to
-    and retries the same call at (`client.routing`). Nothing changed here."""
+    and retries the same call at (`servicekit.routing`). Nothing changed here."""
 
     def __init__(self, message: str, address: str = "", retry_after_ms: int = 0) -> None:
         super().__init__(message, retry_after_ms if address else max(retry_after_ms, 250))

@@ -121,7 +121,7 @@ async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
             context.set_trailing_metadata((("retry-after-ms", str(retry_after_ms(exc))),))
         elif code is grpc.StatusCode.UNAVAILABLE:
             trailing = [("retry-after-ms", str(retry_after_ms(exc)))]
-            if isinstance(exc, Elsewhere) and exc.address:
+            if isinstance(exc, Elsewhere):  # empty: nobody runs it right now, retry here shortly
                 trailing.append((SERVED_BY, exc.address))
             context.set_trailing_metadata(tuple(trailing))
             if not isinstance(exc, Unavailable):

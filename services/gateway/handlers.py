@@ -57,6 +57,7 @@ from monopoly.v1 import (
 )
 from servicekit import auth, credentials
 from servicekit.errors import Unauthenticated
+from servicekit.routing import RoutedTableStub
 from servicekit.settings import TLSSettings
 from servicekit.wire import command_to_proto, event_from_proto, trade_terms
 
@@ -116,19 +117,22 @@ class Backends:
         """Channels to the services (TLS as `tls` says; None: plaintext) whose calls carry `token`
         (the gateway's service token) unless a call sets its own (a browser's token)."""
         channels: dict[str, grpc.aio.Channel] = {}
+        opened: list[grpc.aio.Channel] = []  # closed with the gateway, those the table stub opens later too
 
         def channel(target: str) -> grpc.aio.Channel:
             if target not in channels:
                 channels[target] = credentials.channel(target, token, tls or TLSSettings())
+                opened.append(channels[target])
             return channels[target]
 
         return cls(
-            table=table_pb2_grpc.TableServiceStub(channel(table)),
+            # follows the table service's redirects to the instance that runs each table (servicekit.routing)
+            table=RoutedTableStub(channel(table), channel),
             matchmaking=matchmaking_pb2_grpc.MatchmakingServiceStub(channel(matchmaking)),
             auction=auction_pb2_grpc.AuctionServiceStub(channel(auction)) if auction else None,
             trade=trade_pb2_grpc.TradeServiceStub(channel(trade)) if trade else None,
             casino=casino_pb2_grpc.CasinoServiceStub(channel(casino)) if casino else None,
-            channels=list(channels.values()),
+            channels=opened,
         )
 
     async def close(self) -> None:

@@ -12,7 +12,7 @@ from engine import RuleViolation, Tick, codec
 from engine.events import Event, TableCreated
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
 from servicekit import auth, grpcserver, validate
-from servicekit.errors import BadRequest, Stale
+from servicekit.errors import BadRequest, Elsewhere, Stale
 from servicekit.grpcserver import Registration
 from servicekit.wire import command_from_proto, envelope
 
@@ -119,7 +119,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 rule = exc.rule if isinstance(exc, RuleViolation) else ""
                 hinted = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
                 retry = grpcserver.retry_after_ms(exc) if code in hinted else 0
-                refusal = table_pb2.PlayRefusal(code=code.name, message=str(exc), rule_id=rule, retry_after_ms=retry)
+                where = exc.address if isinstance(exc, Elsewhere) else ""  # the client sends it there
+                refusal = table_pb2.PlayRefusal(
+                    code=code.name, message=str(exc), rule_id=rule, retry_after_ms=retry, served_by=where
+                )
                 yield table_pb2.PlayResponse(command_id=request.command_id, refused=refusal)
                 continue
             yield table_pb2.PlayResponse(command_id=request.command_id, answer=answer)
@@ -167,6 +170,30 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 raise await self.tables.elsewhere(table_id)
         finally:
             actor.unsubscribe(live)
+
+    async def ListInstances(
+        self, request: table_pb2.ListInstancesRequest, context: grpc.aio.ServicerContext
+    ) -> table_pb2.ListInstancesResponse:
+        leases = self.tables.leases
+        if leases is None:
+            return table_pb2.ListInstancesResponse()
+        async with self.tables.pool.acquire() as conn:
+            rows = await leases.instances(conn)
+        return table_pb2.ListInstancesResponse(
+            instances=[
+                table_pb2.InstanceView(
+                    instance_id=r.instance_id,
+                    address=r.address,
+                    partitions=r.partitions,
+                    tables=r.tables,
+                    heartbeat_age_s=r.heartbeat_age_s,
+                    live=r.live,
+                )
+                for r in rows
+            ],
+            partitions=leases.partitions,
+            answered_by=leases.instance_id,
+        )
 
 
 def register(service: TableService) -> list[Registration]:

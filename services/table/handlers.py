@@ -5,7 +5,8 @@ those (subjects of kind `settled`, and `declined` for bets, not every bid and
 bet opened) and applies each once as a system command (`SettleAuction`, `SettleBet`) whose command id
 names the result, so a redelivered message is answered from the table's
 record of that id (written in the same transaction as the events) and
-changes nothing. A result the table refuses (the game moved on, it ended) is
+changes nothing. A result for a table another instance runs is sent there (`_forward`: the consumers
+are shared by the instances, so any of them may get it). A result the table refuses (the game moved on, it ended) is
 logged and acked: redelivering it would never help. Anything else (Postgres
 away) raises, and the message is NACKed and comes again.
 """
@@ -14,13 +15,15 @@ from __future__ import annotations
 
 import logging
 
+import grpc
 from prometheus_client import Counter
 
 from engine import BANK, Command, RuleViolation, SettleAuction, SettleBet
-from monopoly.v1 import auction_pb2, casino_pb2
+from monopoly.v1 import auction_pb2, casino_pb2, table_pb2
 from servicekit import bus
 from servicekit.consumers import Consumers, durable_consumer
-from servicekit.errors import NotFound
+from servicekit.errors import Elsewhere, NotFound, Unavailable
+from servicekit.wire import command_to_proto
 
 from .tables import Tables
 
@@ -67,6 +70,11 @@ async def _apply(tables: Tables, table_id: str, command: Command, command_id: st
         log.warning("%s for unknown table %s dropped", kind, table_id)
         RESULTS.labels(kind, "unknown_table").inc()
         return
+    except Elsewhere as moved:
+        if not moved.address:  # nobody runs it right now: kept and tried again (servicekit.consumers)
+            raise
+        await _forward(tables, moved.address, table_id, command, command_id)
+        return
     try:
         await actor.submit(command, command_id, None)
     except RuleViolation as exc:
@@ -74,3 +82,25 @@ async def _apply(tables: Tables, table_id: str, command: Command, command_id: st
         RESULTS.labels(kind, "refused").inc()
         return
     RESULTS.labels(kind, "applied").inc()
+
+
+async def _forward(tables: Tables, address: str, table_id: str, command: Command, command_id: str) -> None:
+    """A result for a table another instance runs (the consumers are shared: any instance may get it),
+    sent to that instance as the same system command with the same command id (applied once)."""
+    kind = type(command).__name__
+    assert tables.leases is not None
+    stub = tables.leases.peer(address)
+    request = table_pb2.SubmitCommandRequest(
+        table_id=table_id, command_id=command_id, command=command_to_proto(command)
+    )
+    try:
+        await stub.SubmitCommand(request, timeout=30)
+    except grpc.aio.AioRpcError as exc:
+        if exc.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED):
+            log.info("table %s at %s: %s %s not applied: %s", table_id, address, kind, command_id, exc.details())
+            RESULTS.labels(kind, "refused").inc()
+            return
+        if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            raise Unavailable(f"table {table_id}'s instance at {address} did not take {kind}: {exc.details()}") from exc
+        raise
+    RESULTS.labels(kind, "forwarded").inc()

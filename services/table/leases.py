@@ -24,9 +24,13 @@ import hashlib
 import logging
 import math
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
 
 import asyncpg
+import grpc
 from prometheus_client import Gauge
+
+from monopoly.v1 import table_pb2_grpc
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +41,18 @@ LOCK_NAMESPACE = 7_411_004
 FENCED_SQLSTATE = "MNF01"
 #: An instance's registry row is forgotten this many TTLs after its last heartbeat.
 FORGET_AFTER_TTLS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceRow:
+    """One instance as the registry and the leases show it (`TableService.ListInstances`)."""
+
+    instance_id: str
+    address: str
+    partitions: int
+    tables: int
+    heartbeat_age_s: float
+    live: bool
 
 
 class Refused(SystemExit):
@@ -87,6 +103,9 @@ class Leases:
         self.held: dict[int, int] = {}
         self.on_gained: Callable[[list[int]], Awaitable[None]] = _nothing
         self.on_lost: Callable[[list[int]], Awaitable[None]] = _nothing
+        #: Opens a channel to another instance (with this service's own token): `peer`. None: no peers.
+        self.open_channel: Callable[[str], grpc.aio.Channel] | None = None
+        self._peers: dict[str, table_pb2_grpc.TableServiceStub] = {}
         self._lock_conn: asyncpg.Connection | None = None
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
@@ -260,6 +279,14 @@ class Leases:
                     gained.append(r["partition"])
         return lost, excess, sorted(gained)
 
+    def peer(self, address: str) -> table_pb2_grpc.TableServiceStub:
+        """A stub of the instance at `address` (its channel closed with the service's)."""
+        if address not in self._peers:
+            if self.open_channel is None:
+                raise RuntimeError("no channel to other instances")
+            self._peers[address] = table_pb2_grpc.TableServiceStub(self.open_channel(address))
+        return self._peers[address]
+
     async def owner_address(self, table_id: str) -> str | None:
         """Where the live owner of a table's partition is reached (None: nobody holds it now)."""
         async with self.pool.acquire() as conn:
@@ -270,6 +297,24 @@ class Leases:
                 self.partition(table_id),
             )
         return address
+
+    async def instances(self, conn: asyncpg.Connection) -> list[InstanceRow]:
+        """Every registered instance with the partitions it holds now and the unfinished tables in them."""
+        rows = await conn.fetch(
+            f"""
+            SELECT i.instance_id, i.address, extract(epoch FROM now() - i.heartbeat_at)::float8 AS age,
+                   ({_LIVE}) AS live,
+                   (SELECT count(*) FROM partition_leases l
+                    WHERE l.owner = i.instance_id AND l.expires_at > now())::int AS partitions,
+                   (SELECT count(*) FROM tables t JOIN partition_leases l ON l.partition = t.partition
+                    WHERE NOT t.finished AND l.owner = i.instance_id AND l.expires_at > now()) AS tables
+            FROM table_instances i ORDER BY i.instance_id
+            """,
+            self.ttl_s,
+        )
+        return [
+            InstanceRow(r["instance_id"], r["address"], r["partitions"], r["tables"], r["age"], r["live"]) for r in rows
+        ]
 
     async def stop(self) -> None:
         """Stop beating (the actors are stopped next, then `release`)."""

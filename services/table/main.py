@@ -52,6 +52,7 @@ def spec(settings: TableSettings) -> ServiceSpec[Tables]:
         )
         tables.leases.on_gained = tables.take
         tables.leases.on_lost = tables.drop
+        tables.leases.open_channel = rt.channel  # results for tables another instance runs go there
         return tables
 
     background: list[asyncio.Task[None]] = []

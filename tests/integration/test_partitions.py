@@ -1,7 +1,8 @@
 """Several table-service instances share the tables: partitions leased in Postgres, commits fenced.
 
 Each test runs its instances as processes against a database and a NATS of its own (the session's
-platform and its table service are never touched): TTL 2 s, 16 partitions.
+platform and its table service are never touched): TTL 2 s, 16 partitions. Clients connect to one
+instance and follow its redirects (`servicekit.routing`); `Instance.raw` does not.
 """
 
 from __future__ import annotations
@@ -24,16 +25,17 @@ import grpc
 import pytest
 
 from bots import HeuristicBot
-from client import BotTable, connect
+from client import BotTable, bot_service_token, connect
 from client.platform import ROOT, ServiceProcess, use_key
 from engine import codec, replay
 from monopoly.v1 import table_pb2, table_pb2_grpc
 from servicekit.embedded import free_port, nats_server
+from servicekit.routing import RoutedTableStub, RoutedWatch
 from servicekit.wire import command_to_proto
 from services.table import store
 from services.table.leases import FENCED_SQLSTATE, partition_of
 
-from .helpers import join_seats, table_state
+from .helpers import assert_matches_rows, envelopes_of, join_seats, table_state
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("partitions")]
 
@@ -56,9 +58,15 @@ class Instance:
         return f"127.0.0.1:{self.process.grpc_port}"
 
     def connect(self) -> table_pb2_grpc.TableServiceStub:
+        """A client's stub whose first instance is this one (it follows redirects: `servicekit.routing`)."""
         if self.stub is None:
             self.channel, self.stub = connect(self.address)
         return self.stub
+
+    def raw(self) -> table_pb2_grpc.TableServiceStub:
+        """A stub that follows no redirect: calls answered by this instance only."""
+        self.connect()
+        return table_pb2_grpc.TableServiceStub(self.channel)
 
     def metric(self, name: str) -> float:
         """A sample of this instance's /metrics (0 when absent)."""
@@ -191,6 +199,12 @@ async def test_two_instances_split_the_partitions_then_one_takes_all_when_the_ot
         for table_id in ids:
             assert await cluster.owner_of(table_id) == name
     assert a.metric("table_partitions_owned") == PARTITIONS // 2
+    listed = await a.connect().ListInstances(table_pb2.ListInstancesRequest(), timeout=30)  # what a live view shows
+    assert listed.partitions == PARTITIONS and listed.answered_by == "a"
+    assert {(i.instance_id, i.address, i.partitions, i.tables, i.live) for i in listed.instances} == {
+        ("a", a.address, PARTITIONS // 2, 3, True),
+        ("b", b.address, PARTITIONS // 2, 3, True),
+    }
     assert b.metric("table_actors_loaded") == 3
 
     await b.process.stop()  # SIGTERM: b hands its leases back
@@ -261,7 +275,7 @@ async def test_a_frozen_owner_is_fenced_and_its_table_goes_on_at_the_next_owner(
             table_id=table_id, command_id=secrets.token_hex(8), seat_token=tokens[state.actor],
             command=command_to_proto(command),
         )  # fmt: skip
-        sent = asyncio.ensure_future(stub_a.SubmitCommand(request, timeout=30))
+        sent = asyncio.ensure_future(a.raw().SubmitCommand(request, timeout=30))
         await asyncio.sleep(0.5)
     finally:
         a.process.proc.send_signal(signal.SIGCONT)
@@ -304,3 +318,74 @@ async def test_the_same_instance_id_or_another_partition_count_refuses_to_start(
     log = other.process.log_path.read_text()
     assert f"TABLE_PARTITIONS={PARTITIONS * 2}" in log and f"split into {PARTITIONS} partitions" in log
     assert json.dumps(await cluster.owners()) == json.dumps({"a": PARTITIONS})  # a went on untouched
+
+
+async def test_a_client_of_the_instance_that_does_not_run_a_table_plays_it_to_its_end(cluster: Cluster) -> None:
+    a = await cluster.start("a")
+    await cluster.until_owners({"a": PARTITIONS})
+    b = await cluster.start("b")
+    await cluster.until_owners({"a": PARTITIONS // 2, "b": PARTITIONS // 2})
+    table_id = await create_on(b, 11)
+    assert await cluster.owner_of(table_id) == "b"
+    with pytest.raises(grpc.aio.AioRpcError) as told:  # a itself does not run it, and says who does
+        await a.raw().GetTable(table_pb2.GetTableRequest(table_id=table_id), timeout=30)
+    assert told.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert dict(told.value.trailing_metadata() or ())["served-by"] == b.address
+
+    stub = a.connect()  # the client knows a only: JoinTable, Play and WatchTable follow it to b
+    game = BotTable(stub, seed=11, players=3)
+    game.table_id = table_id
+    game.tokens = await join_seats(stub, table_id, 3)
+    final = await asyncio.wait_for(game.play(), 240)
+    assert final.finished and game.commands > 10
+    assert (
+        isinstance(stub, RoutedTableStub) and stub.hops >= 1 and stub.owners[table_id] == b.address
+    )  # then straight to b
+    assert await seqs_of(cluster.database_url, table_id) == list(range(1, final.seq + 1))
+
+
+async def test_a_watch_stream_survives_its_owners_sigkill_without_a_gap_or_a_duplicate(cluster: Cluster) -> None:
+    a = await cluster.start("a")
+    await cluster.until_owners({"a": PARTITIONS})
+    b = await cluster.start("b")
+    await cluster.until_owners({"a": PARTITIONS // 2, "b": PARTITIONS // 2})
+    table_id = await create_on(b, 13)
+    stub = a.connect()  # the first instance is a; the table runs at b until b dies
+    items: list[table_pb2.WatchTableResponse] = []
+    stream = stub.WatchTable(table_pb2.WatchTableRequest(table_id=table_id, from_seq=0, seat_token=bot_service_token()))
+
+    async def follow() -> None:
+        async for item in stream:
+            items.append(item)
+
+    watching = asyncio.create_task(follow())
+    game = BotTable(stub, seed=13, players=3, think_s=0.02)  # slow enough to be killed mid-game
+    game.table_id = table_id
+    game.tokens = await join_seats(stub, table_id, 3)
+    playing = asyncio.create_task(game.play())
+    deadline = asyncio.get_running_loop().time() + WINDOW_S * 4
+    while game.commands < 30:
+        assert not playing.done(), "the game ended before the owner could be killed"
+        assert asyncio.get_running_loop().time() < deadline
+        await asyncio.sleep(0.05)
+    await b.process.kill()  # SIGKILL: a takes b's partitions at its next beat (b's session is gone)
+    final = await asyncio.wait_for(playing, 240)
+    await asyncio.wait_for(watching, 60)  # the stream ends with the game, at a
+    assert final.finished
+    assert await cluster.owner_of(table_id) == "a"
+    assert isinstance(stream, RoutedWatch) and stream.resumed >= 1
+
+    assert items[0].HasField("snapshot")
+    envelopes = envelopes_of(items[1:])
+    first = items[0].snapshot.seq
+    assert [e.seq for e in envelopes] == list(range(first + 1, final.seq + 1))  # no gap, no duplicate
+    conn = await asyncpg.connect(cluster.database_url)
+    try:
+        rows = await conn.fetch(
+            "SELECT seq, type, payload, game_ms FROM table_events WHERE table_id = $1 AND seq > $2 ORDER BY seq",
+            table_id,
+            first,
+        )
+    finally:
+        await conn.close()
+    assert_matches_rows(envelopes, rows, table_id)  # exactly what Postgres holds

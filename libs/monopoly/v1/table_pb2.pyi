@@ -115,16 +115,18 @@ class PlayResponse(_message.Message):
     def __init__(self, command_id: _Optional[str] = ..., answer: _Optional[_Union[SubmitCommandResponse, _Mapping]] = ..., refused: _Optional[_Union[PlayRefusal, _Mapping]] = ...) -> None: ...
 
 class PlayRefusal(_message.Message):
-    __slots__ = ("code", "message", "rule_id", "retry_after_ms")
+    __slots__ = ("code", "message", "rule_id", "retry_after_ms", "served_by")
     CODE_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
     RULE_ID_FIELD_NUMBER: _ClassVar[int]
     RETRY_AFTER_MS_FIELD_NUMBER: _ClassVar[int]
+    SERVED_BY_FIELD_NUMBER: _ClassVar[int]
     code: str
     message: str
     rule_id: str
     retry_after_ms: int
-    def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., rule_id: _Optional[str] = ..., retry_after_ms: _Optional[int] = ...) -> None: ...
+    served_by: str
+    def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., rule_id: _Optional[str] = ..., retry_after_ms: _Optional[int] = ..., served_by: _Optional[str] = ...) -> None: ...
 
 class WatchTableRequest(_message.Message):
     __slots__ = ("table_id", "from_seq", "seat_token")
@@ -145,3 +147,33 @@ class WatchTableResponse(_message.Message):
     event: _common_pb2.Envelope
     batch: _common_pb2.EventBatch
     def __init__(self, snapshot: _Optional[_Union[TableView, _Mapping]] = ..., event: _Optional[_Union[_common_pb2.Envelope, _Mapping]] = ..., batch: _Optional[_Union[_common_pb2.EventBatch, _Mapping]] = ...) -> None: ...
+
+class ListInstancesRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class InstanceView(_message.Message):
+    __slots__ = ("instance_id", "address", "partitions", "tables", "heartbeat_age_s", "live")
+    INSTANCE_ID_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    PARTITIONS_FIELD_NUMBER: _ClassVar[int]
+    TABLES_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_AGE_S_FIELD_NUMBER: _ClassVar[int]
+    LIVE_FIELD_NUMBER: _ClassVar[int]
+    instance_id: str
+    address: str
+    partitions: int
+    tables: int
+    heartbeat_age_s: float
+    live: bool
+    def __init__(self, instance_id: _Optional[str] = ..., address: _Optional[str] = ..., partitions: _Optional[int] = ..., tables: _Optional[int] = ..., heartbeat_age_s: _Optional[float] = ..., live: _Optional[bool] = ...) -> None: ...
+
+class ListInstancesResponse(_message.Message):
+    __slots__ = ("instances", "partitions", "answered_by")
+    INSTANCES_FIELD_NUMBER: _ClassVar[int]
+    PARTITIONS_FIELD_NUMBER: _ClassVar[int]
+    ANSWERED_BY_FIELD_NUMBER: _ClassVar[int]
+    instances: _containers.RepeatedCompositeFieldContainer[InstanceView]
+    partitions: int
+    answered_by: str
+    def __init__(self, instances: _Optional[_Iterable[_Union[InstanceView, _Mapping]]] = ..., partitions: _Optional[int] = ..., answered_by: _Optional[str] = ...) -> None: ...

@@ -64,6 +64,11 @@ class TableServiceStub:
                 request_serializer=monopoly_dot_v1_dot_table__pb2.WatchTableRequest.SerializeToString,
                 response_deserializer=monopoly_dot_v1_dot_table__pb2.WatchTableResponse.FromString,
                 _registered_method=True)
+        self.ListInstances = channel.unary_unary(
+                '/monopoly.v1.TableService/ListInstances',
+                request_serializer=monopoly_dot_v1_dot_table__pb2.ListInstancesRequest.SerializeToString,
+                response_deserializer=monopoly_dot_v1_dot_table__pb2.ListInstancesResponse.FromString,
+                _registered_method=True)
 
 
 class TableServiceServicer:
@@ -114,6 +119,14 @@ class TableServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListInstances(self, request, context):
+        """The instances sharing the tables (partition leases): each one's address, how many partitions it holds
+        and how many unfinished tables are in them, as Postgres says now. Operators and services only.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_TableServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -146,6 +159,11 @@ def add_TableServiceServicer_to_server(servicer, server):
                     servicer.WatchTable,
                     request_deserializer=monopoly_dot_v1_dot_table__pb2.WatchTableRequest.FromString,
                     response_serializer=monopoly_dot_v1_dot_table__pb2.WatchTableResponse.SerializeToString,
+            ),
+            'ListInstances': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListInstances,
+                    request_deserializer=monopoly_dot_v1_dot_table__pb2.ListInstancesRequest.FromString,
+                    response_serializer=monopoly_dot_v1_dot_table__pb2.ListInstancesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -310,6 +328,33 @@ class TableService:
             '/monopoly.v1.TableService/WatchTable',
             monopoly_dot_v1_dot_table__pb2.WatchTableRequest.SerializeToString,
             monopoly_dot_v1_dot_table__pb2.WatchTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListInstances(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/monopoly.v1.TableService/ListInstances',
+            monopoly_dot_v1_dot_table__pb2.ListInstancesRequest.SerializeToString,
+            monopoly_dot_v1_dot_table__pb2.ListInstancesResponse.FromString,
             options,
             channel_credentials,
             insecure,
