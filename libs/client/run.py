@@ -329,6 +329,7 @@ class Run:
         self.shown: dict[str, int] = {}  # per table, the last event's seq shown
         self.leaders: list[str] = []
         self.healths: dict[str, str] = {}
+        self.instances = ""  # the table service's instances (ListInstances)
         self.rates: deque[tuple[float, int, int]] = deque(maxlen=20)
         self.tag = uuid.uuid4().hex[:4]
         self.n = 0  # tables asked for so far (names and seeds)
@@ -481,6 +482,13 @@ class Run:
             self.leaders[:] = [
                 f"{e.rank}. {escape(e.display_name)}  {e.ordinal:.2f} ({e.games} games)" for e in board.entries
             ]
+        with contextlib.suppress(grpc.aio.AioRpcError):  # which table-service instance runs how many tables
+            listed = await self.stub.ListInstances(table_pb2.ListInstancesRequest(), timeout=5)
+            self.instances = " | ".join(
+                f"{escape(i.instance_id)} at {i.address}: {i.partitions}/{listed.partitions} partitions, "
+                f"{i.tables} tables" + ("" if i.live else " (not live)")
+                for i in listed.instances
+            )
         rows = self._rows()
         statuses = await asyncio.gather(*(health(f"127.0.0.1:{process.grpc_port}") for _, process in rows))
         self.healths.update(zip((label for label, _ in rows), statuses, strict=True))
@@ -555,6 +563,7 @@ class Run:
         where = (
             f"NATS {self.platform.nats_url}\nPostgres: {escape(psql_command(self.platform.database_url))}\n"
             f"logs: {escape(str(self.data_dir))}/*.log (this view's own: run.log)"
+            + (f"\ntable instances: {self.instances}" if self.instances else "")
         )
         return Group(
             Panel(header),
