@@ -23,8 +23,9 @@ import contextlib
 import hashlib
 import logging
 import math
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import asyncpg
 import grpc
@@ -101,13 +102,14 @@ class Leases:
         self.ttl_s = ttl_s
         #: The partitions this instance holds, with the epoch of its lease.
         self.held: dict[int, int] = {}
-        self.on_gained: Callable[[list[int]], Awaitable[None]] = _nothing
-        self.on_lost: Callable[[list[int]], Awaitable[None]] = _nothing
+        self.on_gained: Callable[[list[int]], Coroutine[Any, Any, None]] = _nothing
+        self.on_lost: Callable[[list[int]], Coroutine[Any, Any, None]] = _nothing
         #: Opens a channel to another instance (with this service's own token): `peer`. None: no peers.
         self.open_channel: Callable[[str], grpc.aio.Channel] | None = None
         self._peers: dict[str, table_pb2_grpc.TableServiceStub] = {}
         self._lock_conn: asyncpg.Connection | None = None
         self._task: asyncio.Task[None] | None = None
+        self._loads: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
         self._beat_lock = asyncio.Lock()
         PARTITIONS_OWNED.labels(instance_id).set_function(lambda: len(self.held))
@@ -209,9 +211,16 @@ class Leases:
                         excess,
                     )
                 log.info("handed back partitions %s (above this instance's fair share)", _ranges(excess))
-            if gained:
+            if gained:  # loaded beside the beats: thousands of tables must not hold up the renewals
                 log.info("took partitions %s", _ranges(gained))
-                await self.on_gained(gained)
+                task = asyncio.create_task(self.on_gained(gained), name="leases-load")
+                self._loads.add(task)
+                task.add_done_callback(self._loaded)
+
+    def _loaded(self, task: asyncio.Task[None]) -> None:
+        self._loads.discard(task)
+        if not task.cancelled() and (exc := task.exception()) is not None:
+            log.error("loading the tables of taken partitions failed: %s: %s", type(exc).__name__, exc)
 
     async def _ensure_lock(self) -> None:
         """The advisory lock's connection lost (Postgres restarted): take the id again."""
@@ -323,6 +332,9 @@ class Leases:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        for task in list(self._loads):
+            task.cancel()
+        await asyncio.gather(*self._loads, return_exceptions=True)
 
     async def release(self) -> None:
         """Hand every lease back and leave the registry, so the next owners take them at once."""
