@@ -172,9 +172,8 @@ class Platform:
     #: others run once. More than one wants a NATS cluster (`embedded.servers(nats_nodes=3)`).
     replicas: int = 1
     #: Processes of the table service (TABLE_INSTANCE_ID table-1...; each serves the partitions it leases).
-    #: 1 unless asked, also with `replicas`: the platform's clients (bots, matchmaking, trade, the gateway)
-    #: do not yet follow `served-by` to the instance that runs a table, so a call that lands on another
-    #: instance fails (UNAVAILABLE) instead of reaching its table.
+    #: 1 unless asked, also with `replicas`; the platform's clients (bots, matchmaking, trade, the gateway)
+    #: follow `served-by` to the instance that runs a table (`servicekit.routing`).
     table_replicas: int = 1
     #: The first process of each service (the one tests kill and restart).
     processes: dict[str, ServiceProcess] = field(init=False)

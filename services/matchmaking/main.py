@@ -12,7 +12,8 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from monopoly.v1 import rating_pb2, rating_pb2_grpc, table_pb2_grpc
+from monopoly.v1 import rating_pb2, rating_pb2_grpc
+from servicekit.routing import RoutedTableStub
 from servicekit.runner import Runtime, ServiceSpec, run_service
 
 from .api import SERVICE_NAME, MatchmakingService, register
@@ -62,7 +63,7 @@ def spec(settings: MatchmakingSettings) -> ServiceSpec[Matching]:
             rating = rating_pb2_grpc.RatingServiceStub(rt.channel(settings.rating_target))
         mm = Matchmaker(
             rt.pool,
-            table_pb2_grpc.TableServiceStub(rt.channel(settings.table_target)),
+            RoutedTableStub(rt.channel(settings.table_target), rt.channel),  # to the instance that runs a table
             settings.base.token_secret,
             settings.rules,
             settings.default_clock_scale,

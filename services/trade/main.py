@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from monopoly.v1 import table_pb2_grpc
+from servicekit.routing import RoutedTableStub
 from servicekit.runner import Runtime, ServiceSpec, run_service
 
 from .api import SERVICE_NAME, TradeService, register
@@ -23,7 +23,7 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 
 def spec(settings: TradeSettings) -> ServiceSpec[Trades]:
     def build(rt: Runtime) -> Trades:
-        table = table_pb2_grpc.TableServiceStub(rt.channel(settings.table_target))
+        table = RoutedTableStub(rt.channel(settings.table_target), rt.channel)  # follows served-by
         return Trades(rt.pool, table, settings.base.token_secret, rt.wake_relay, shared=settings.base.replicas > 1)
 
     async def start(trades: Trades) -> None:
