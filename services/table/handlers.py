@@ -20,7 +20,7 @@ from prometheus_client import Counter
 
 from engine import BANK, Command, RuleViolation, SettleAuction, SettleBet
 from monopoly.v1 import auction_pb2, casino_pb2, table_pb2
-from servicekit import bus
+from servicekit import auth, bus
 from servicekit.consumers import Consumers, durable_consumer
 from servicekit.errors import Elsewhere, NotFound, Unavailable
 from servicekit.wire import command_to_proto
@@ -91,7 +91,10 @@ async def _forward(tables: Tables, address: str, table_id: str, command: Command
     assert tables.leases is not None
     stub = tables.leases.peer(address)
     request = table_pb2.SubmitCommandRequest(
-        table_id=table_id, command_id=command_id, command=command_to_proto(command)
+        table_id=table_id,
+        command_id=command_id,
+        command=command_to_proto(command),
+        seat_token=auth.service_token(tables.token_secret, "table"),  # a system command: the platform's
     )
     try:
         await stub.SubmitCommand(request, timeout=30)

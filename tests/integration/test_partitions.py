@@ -25,8 +25,8 @@ import grpc
 import pytest
 
 from bots import HeuristicBot
-from client import BotTable, bot_service_token, connect
-from client.platform import ROOT, ServiceProcess, use_key
+from client import BotTable, SubProtocolStubs, bot_service_token, connect
+from client.platform import ROOT, Platform, ServiceProcess, use_key
 from engine import codec, replay
 from monopoly.v1 import table_pb2, table_pb2_grpc
 from servicekit.embedded import free_port, nats_server
@@ -389,3 +389,67 @@ async def test_a_watch_stream_survives_its_owners_sigkill_without_a_gap_or_a_dup
     finally:
         await conn.close()
     assert_matches_rows(envelopes, rows, table_id)  # exactly what Postgres holds
+
+
+async def test_a_platform_on_two_table_instances_plays_delegated_games_at_both(
+    server_urls: tuple[str, str], tmp_path: Path
+) -> None:
+    """Auctions, trades and bets run at their services; their results reach the table's owner whichever
+    instance's consumer got them (a shared durable consumer: the other one forwards them)."""
+    _, db_url = server_urls
+    database = f"partitions_{secrets.token_hex(4)}"
+    conn = await asyncpg.connect(db_url)
+    await conn.execute(f"CREATE DATABASE {database}")
+    await conn.close()
+    own_db = urlsplit(db_url)._replace(path=f"/{database}").geturl()
+    env = {"TABLE_PARTITIONS": str(PARTITIONS), "TABLE_LEASE_TTL_S": str(TTL_S)}
+    with own_nats(tmp_path / "nats") as nats_url:
+        platform = Platform(
+            nats_url, own_db, tmp_path / "data", services=("table", "auction", "trade", "casino"),
+            extra_env=env, table_replicas=2,
+        )  # fmt: skip
+        await platform.start()
+        channels: list[grpc.aio.Channel] = []
+        services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
+        try:
+            cluster = Cluster(own_db, nats_url, tmp_path)
+            await cluster.until_owners({"table-1": PARTITIONS // 2, "table-2": PARTITIONS // 2})
+            first, second = platform.replica_processes["table"]
+            games = []
+            for i, process in enumerate((first, second)):  # one table in each instance's partitions
+                channel, creator = connect(f"127.0.0.1:{process.grpc_port}")
+                channels.append(channel)
+                game = BotTable(creator, seed=21 + i, players=3, services=services)
+                await game.create()
+                assert await cluster.owner_of(game.table_id) == f"table-{i + 1}"
+                games.append(game)
+            channel, stub = connect(f"127.0.0.1:{first.grpc_port}")  # the players know the first instance only
+            channels.append(channel)
+            for game in games:
+                game.stub = stub
+            finals = await asyncio.wait_for(asyncio.gather(*(g.play() for g in games)), 300)
+            for game, final in zip(games, finals, strict=True):
+                assert final.finished
+                assert game.event_counts["AuctionSettled"] > 0, "no auction result reached the table"
+                assert await seqs_of(own_db, game.table_id) == list(range(1, final.seq + 1))
+            forwarded = nacked = 0.0
+            for port in platform.replica_metrics_ports["table"]:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as reply:
+                    lines = reply.read().decode().splitlines()
+                forwarded += sum(
+                    float(line.split()[-1])
+                    for line in lines
+                    if line.startswith("table_results_total") and 'outcome="forwarded"' in line
+                )
+                nacked += sum(
+                    float(line.split()[-1])
+                    for line in lines
+                    if line.startswith("consumer_messages_total") and 'outcome="nacked"' in line
+                )
+            print(f"results sent on to the owning instance: {forwarded:.0f}")
+            assert nacked == 0, "a result was refused by the instance that got it instead of sent on"
+        finally:
+            await services.close()
+            for channel in channels:
+                await channel.close()
+            await platform.stop()
