@@ -26,15 +26,19 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
+import itertools
 import os
 import statistics
 import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
+import asyncpg
 import grpc
 import nats
 import psutil
@@ -43,6 +47,7 @@ from rich.console import Console
 from client import BotTable, SubProtocolStubs, connect, platform_channel
 from client.load import LoadSpec, Report, Targets, run_load
 from client.platform import Platform
+from monopoly.v1 import table_pb2_grpc
 from servicekit import natsauth
 from servicekit.bus import TABLE_EVENTS
 from servicekit.embedded import free_port, servers
@@ -214,10 +219,325 @@ async def human_pace(
     }
 
 
+def instance_counts(text: str) -> list[int]:
+    """`1,2,3` -> [1, 2, 3]."""
+    counts = [int(x) for x in text.split(",") if x.strip()]
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError("instance counts: positive integers, comma-separated")
+    return counts
+
+
+# -- several instances of every service (`--instances`) ------------------------------------------
+
+
+@dataclass
+class Slots:
+    """TABLES tables kept playing at full speed: each slot opens a new table when its game ends, so
+    the load stays the same through a measured window (a game's end does not thin it out)."""
+
+    stub: table_pb2_grpc.TableServiceStub
+    services: SubProtocolStubs
+    tables: int
+    seed: int
+    stream: bool
+    #: Every table opened so far (the current one of each slot is `current[slot]`).
+    games: list[BotTable] = field(default_factory=list)
+    current: dict[int, BotTable] = field(default_factory=dict)
+    #: Tables whose play raised an error the bots could not recover from: (table id, error).
+    failures: list[tuple[str, str]] = field(default_factory=list)
+    failed_ids: set[str] = field(default_factory=set)
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    def start(self) -> None:
+        self.tasks = [asyncio.create_task(self._slot(i)) for i in range(self.tables)]
+
+    async def _slot(self, slot: int) -> None:
+        for n in itertools.count():
+            game = BotTable(
+                self.stub, seed=self.seed + slot * 1000 + n, services=self.services, stream_commands=self.stream
+            )
+            self.current[slot] = game
+            self.games.append(game)
+            try:
+                await game.create()
+                await game.play()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.failures.append((game.table_id or "(not created)", f"{type(exc).__name__}: {exc}"))
+                self.failed_ids.add(game.table_id)
+                await asyncio.sleep(1.0)
+
+    def committed(self) -> int:
+        """Commands committed so far: the tables' own and the services' moves (bids, bets, trades)."""
+        return sum(g.commands + sum(g.service_moves.values()) for g in self.games)
+
+    def latency_marks(self) -> dict[int, int]:
+        return {id(g): len(g.latencies) for g in self.games}
+
+    def latencies_since(self, marks: dict[int, int]) -> list[float]:
+        return [x for g in self.games for x in g.latencies[marks.get(id(g), 0) :]]
+
+    async def stop(self) -> None:
+        """The slots cancelled (their tables left unfinished: the platform is stopped afterwards)."""
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+class CpuMeter:
+    """CPU time (user + system, psutil) of a set of processes between two readings: the platform's
+    services, and separately NATS and Postgres (this process's other descendants; the load generator,
+    this process, is in neither)."""
+
+    def __init__(self, services: list[int]) -> None:
+        self.services = [psutil.Process(pid) for pid in services]
+
+    def _servers(self) -> list[psutil.Process]:
+        ours = {p.pid for p in self.services}
+        return [p for p in psutil.Process().children(recursive=True) if p.pid not in ours]
+
+    @staticmethod
+    def _cpu(procs: list[psutil.Process]) -> dict[int, float]:
+        seen: dict[int, float] = {}
+        for p in procs:
+            with contextlib.suppress(psutil.Error):
+                times = p.cpu_times()
+                seen[p.pid] = times.user + times.system
+        return seen
+
+    def read(self) -> tuple[dict[int, float], dict[int, float]]:
+        return self._cpu(self.services), self._cpu(self._servers())
+
+    @staticmethod
+    def since(before: dict[int, float], after: dict[int, float]) -> float:
+        """Seconds of CPU between the readings, of the processes in both (a Postgres backend that came
+        or went meanwhile is left out)."""
+        return sum(after[pid] - before[pid] for pid in after if pid in before)
+
+
+def platform_pids(platform: Platform) -> list[int]:
+    return [p.proc.pid for found in platform.replica_processes.values() for p in found if p.proc is not None]
+
+
+async def sustained(
+    platform: Platform, tables: int, seed: int, stream: bool, warmup: float, window: float
+) -> dict[str, float]:
+    """TABLES tables at full speed (`Slots`); after `warmup` s, `window` s measured: committed
+    commands/s, p50/p99 of a command, and the platform's CPU per committed command."""
+    channel, stub = connect(platform.table_target)
+    services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
+    slots = Slots(stub, services, tables, seed, stream)
+    meter = CpuMeter(platform_pids(platform))
+    slots.start()
+    try:
+        await asyncio.sleep(warmup)
+        marks, committed0 = slots.latency_marks(), slots.committed()
+        svc0, srv0 = meter.read()
+        started = time.perf_counter()
+        await asyncio.sleep(window)
+        elapsed = time.perf_counter() - started
+        committed = slots.committed() - committed0
+        svc1, srv1 = meter.read()
+        latencies = slots.latencies_since(marks)
+    finally:
+        await slots.stop()
+        await channel.close()
+        await services.close()
+    cpu_services, cpu_servers = CpuMeter.since(svc0, svc1), CpuMeter.since(srv0, srv1)
+    per = 1000 / committed if committed else 0.0
+    return {
+        "commands_per_s": committed / elapsed,
+        "p50_ms": pct(latencies, 0.5) * 1000,
+        "p99_ms": pct(latencies, 0.99) * 1000,
+        "cpu_ms_per_command": cpu_services * per,
+        "cpu_ms_per_command_all": (cpu_services + cpu_servers) * per,
+        "cpu_cores": (cpu_services + cpu_servers) / elapsed,
+        "failed": float(len(slots.failures)),
+    }
+
+
+async def owned_tables(database_url: str, instance_id: str, table_ids: list[str]) -> set[str]:
+    """Of `table_ids`, the unfinished ones in the partitions `instance_id` holds the lease of now
+    (services/table/leases.py: partition_leases, tables.partition)."""
+    conn = await asyncpg.connect(database_url)
+    try:
+        rows = await conn.fetch(
+            "SELECT t.table_id FROM tables t JOIN partition_leases l ON l.partition = t.partition "
+            "WHERE l.owner = $1 AND NOT t.finished AND t.table_id = ANY($2::text[])",
+            instance_id,
+            table_ids,
+        )
+    finally:
+        await conn.close()
+    return {r["table_id"] for r in rows}
+
+
+@dataclass
+class Failover:
+    victim: str
+    affected: int
+    #: Seconds from the SIGKILL to each affected table's next committed command.
+    pauses: list[float]
+    #: Affected tables whose play failed, and those with no command committed within the timeout.
+    failed: dict[str, str]
+    never_resumed: list[str]
+    #: Tables not on the killed instance that failed meanwhile.
+    others_failed: list[tuple[str, str]]
+
+    @property
+    def ok(self) -> bool:
+        return not (self.failed or self.never_resumed or self.others_failed)
+
+
+async def failover(
+    platform: Platform, database_url: str, tables: int, seed: int, stream: bool, warmup: float, timeout: float
+) -> Failover:
+    """TABLES tables at full speed; after `warmup` s, SIGKILL the last table-service instance and time,
+    for each table it ran, the pause from the kill to that table's next committed command (the bots
+    reach the new owner through the redirects), up to `timeout` s."""
+    victim = platform.replica_processes["table"][-1]
+    assert victim.proc is not None
+    victim_id = victim.env["TABLE_INSTANCE_ID"]
+    channel, stub = connect(platform.table_target)
+    services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
+    slots = Slots(stub, services, tables, seed, stream)
+    slots.start()
+    try:
+        await asyncio.sleep(warmup)
+        playing = {g.table_id: g for g in slots.current.values() if g.table_id and not (g.state and g.state.finished)}
+        owned = await owned_tables(database_url, victim_id, list(playing))
+        games = {tid: playing[tid] for tid in owned}
+        killed = time.perf_counter()
+        victim.proc.kill()
+        await victim.proc.wait()
+        base = {tid: g.commands for tid, g in games.items()}  # what the dead instance answered is in
+        pauses: dict[str, float] = {}
+        failed: dict[str, str] = {}
+        while len(pauses) + len(failed) < len(games) and time.perf_counter() - killed < timeout:
+            await asyncio.sleep(0.005)
+            now = time.perf_counter()
+            for tid, g in games.items():
+                if tid in pauses or tid in failed:
+                    continue
+                if g.commands > base[tid] or (g.state is not None and g.state.finished):
+                    pauses[tid] = now - killed
+                elif tid in slots.failed_ids:
+                    failed[tid] = next(why for t, why in slots.failures if t == tid)
+        never = [tid for tid in games if tid not in pauses and tid not in failed]
+        others = [(tid, why) for tid, why in slots.failures if tid not in games]
+    finally:
+        await slots.stop()
+        await channel.close()
+        await services.close()
+    return Failover(victim_id, len(games), sorted(pauses.values()), failed, never, others)
+
+
+async def bench_instances(args: argparse.Namespace, counts: list[int], echo_stream: float) -> int:
+    """Per instance count: a platform with that many processes of every service, RUNS measured
+    windows at full speed, then (two or more) one table-service instance SIGKILLed mid-run."""
+    names = ("table", "auction", "trade", "casino") if args.services == "all" else ("table",)
+    stream = args.transport == "stream"
+    print(
+        f"instances  {', '.join(map(str, counts))} of every service ({', '.join(names)}; the table's instances "
+        f"share the tables by partition leases; a 3-node NATS cluster from 2 on): {args.tables} tables kept "
+        f"at full speed, commands sent {TRANSPORTS[args.transport]}; per run {args.warmup:g} s of warm-up, "
+        f"then {args.full_window:g} s measured; medians of {args.runs} runs",
+        flush=True,
+    )
+    print(
+        f"instances  this machine has {psutil.cpu_count()} cores (load average now "
+        f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}): every process of the platform, the servers and "
+        f"the load generator share them, so throughput cannot scale past them; CPU per committed command "
+        "is the figure that carries to a bigger machine",
+        flush=True,
+    )
+    status = 0
+    first: float | None = None
+    for n in counts:
+        with (
+            tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp,
+            servers(Path(tmp), nats_nodes=3 if n > 1 else 1) as (nats_url, db_url, bus),
+        ):
+            platform = Platform(
+                nats_url,
+                db_url,
+                Path(tmp) / "svc",
+                clock_scale=1,
+                services=names,
+                bus=bus,
+                replicas=n,
+                table_replicas=n,
+            )
+            await platform.start()
+            try:
+                runs = []
+                for i in range(args.runs):
+                    r = await sustained(platform, args.tables, 1000 * (i + 1), stream, args.warmup, args.full_window)
+                    runs.append(r)
+                    print(
+                        f"n={n}  run {i + 1}/{args.runs}: {r['commands_per_s']:,.0f} committed commands/s, "
+                        f"p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, "
+                        f"CPU {r['cpu_ms_per_command']:.2f} ms per command in the services "
+                        f"({r['cpu_ms_per_command_all']:.2f} with NATS and Postgres; {r['cpu_cores']:.2f} cores busy)",
+                        flush=True,
+                    )
+                    if r["failed"]:
+                        print(f"n={n}  run {i + 1}: {r['failed']:.0f} TABLES FAILED", flush=True)
+                        status = 1
+                med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+                first = first or med["commands_per_s"]
+                print(
+                    f"n={n}  median of {args.runs}: {med['commands_per_s']:,.0f} committed commands/s "
+                    f"({med['commands_per_s'] / first:.2f}x one instance, "
+                    f"{med['commands_per_s'] / echo_stream:.2f}x the stream echo), p50 {med['p50_ms']:.1f} ms, "
+                    f"p99 {med['p99_ms']:.1f} ms, {med['cpu_ms_per_command']:.2f} ms CPU per command in the "
+                    f"services, {med['cpu_ms_per_command_all']:.2f} with NATS and Postgres",
+                    flush=True,
+                )
+                if n >= 2:
+                    f = await failover(
+                        platform, db_url, args.tables, 1000 * (args.runs + 1), stream, args.warmup, args.resume_timeout
+                    )
+                    got = (
+                        f"median {statistics.median(f.pauses) * 1000:,.0f} ms, p99 {pct(f.pauses, 0.99) * 1000:,.0f} ms"
+                        if f.pauses
+                        else "none resumed"
+                    )
+                    print(
+                        f"n={n}  failover: {f.victim} SIGKILLed after {args.warmup:g} s at full speed; "
+                        f"{f.affected} of its tables were playing; pause from the kill to each one's next committed "
+                        f"command: {got} ({len(f.pauses)} resumed within {args.resume_timeout:g} s)",
+                        flush=True,
+                    )
+                    if not f.ok:
+                        status = 1
+                        print(
+                            f"n={n}  FAILOVER LOST TABLES: {len(f.failed)} failed, "
+                            f"{len(f.never_resumed)} never resumed within {args.resume_timeout:g} s, "
+                            f"{len(f.others_failed)} other tables failed",
+                            flush=True,
+                        )
+                        for tid, why in list(f.failed.items())[:5]:
+                            print(f"n={n}    {tid} failed: {why}", flush=True)
+                        for tid in f.never_resumed[:5]:
+                            print(f"n={n}    {tid}: no command committed after the kill", flush=True)
+                        for tid, why in f.others_failed[:5]:
+                            print(f"n={n}    {tid}: {why}", flush=True)
+            finally:
+                await platform.stop()
+    return status
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=int(os.environ.get("TABLES", 32)))
-    parser.add_argument("--runs", type=int, default=int(os.environ.get("RUNS", 3)))
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=int(os.environ["RUNS"]) if os.environ.get("RUNS") else None,
+        help="3; 2 with --instances",
+    )
     parser.add_argument("--human-tables", type=int, default=int(os.environ.get("HUMAN_TABLES", 1000)))
     parser.add_argument("--think", type=float, default=3.0)
     parser.add_argument("--window", type=float, default=float(os.environ.get("WINDOW", 30)))
@@ -237,7 +557,27 @@ async def main() -> int:
         default=os.environ.get("TRANSPORT", "stream"),
         help="how the bots send their commands: " + "; ".join(f"{k}: {v}" for k, v in TRANSPORTS.items()),
     )
+    parser.add_argument(
+        "--instances",
+        type=instance_counts,
+        default=instance_counts(os.environ["INSTANCES"]) if os.environ.get("INSTANCES") else None,
+        help="e.g. 1,2,3: a platform with each count of every service instead of the full and human rows",
+    )
+    parser.add_argument(
+        "--warmup", type=float, default=float(os.environ.get("WARMUP", 3)), help="instances: s before measuring"
+    )
+    parser.add_argument(
+        "--full-window", type=float, default=float(os.environ.get("FULL_WINDOW", 10)), help="instances: s measured"
+    )
+    parser.add_argument(
+        "--resume-timeout",
+        type=float,
+        default=float(os.environ.get("RESUME_TIMEOUT", 60)),
+        help="instances: s a table may take to resume after the kill before it counts as never resumed",
+    )
     args = parser.parse_args()
+    if args.runs is None:
+        args.runs = 2 if args.instances else 3
     print(__doc__.strip(), "\n", flush=True)
     status = 0
 
@@ -245,6 +585,8 @@ async def main() -> int:
     print(f"echo   bare grpc.aio unary, 64 in flight: {echo:,.0f} calls/s", flush=True)
     echo_stream = await measure_echo(stream=True)
     print(f"echo   bare grpc.aio bidirectional streams, 64 of them: {echo_stream:,.0f} exchanges/s", flush=True)
+    if args.instances:
+        return await bench_instances(args, args.instances, echo_stream)
 
     with tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp, servers(Path(tmp)) as (nats_url, db_url, bus):
         names = ("table", "auction", "trade", "casino") if args.services == "all" else ("table",)
