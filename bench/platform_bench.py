@@ -334,11 +334,13 @@ async def sustained(
         await asyncio.sleep(warmup)
         marks, committed0 = slots.latency_marks(), slots.committed()
         svc0, srv0 = meter.read()
+        generator0 = time.process_time()
         started = time.perf_counter()
         await asyncio.sleep(window)
         elapsed = time.perf_counter() - started
         committed = slots.committed() - committed0
         svc1, srv1 = meter.read()
+        generator = time.process_time() - generator0
         latencies = slots.latencies_since(marks)
     finally:
         await slots.stop()
@@ -353,6 +355,7 @@ async def sustained(
         "cpu_ms_per_command": cpu_services * per,
         "cpu_ms_per_command_all": (cpu_services + cpu_servers) * per,
         "cpu_cores": (cpu_services + cpu_servers) / elapsed,
+        "generator_cores": generator / elapsed,
         "failed": float(len(slots.failures)),
     }
 
@@ -479,7 +482,8 @@ async def bench_instances(args: argparse.Namespace, counts: list[int], echo_stre
                         f"n={n}  run {i + 1}/{args.runs}: {r['commands_per_s']:,.0f} committed commands/s, "
                         f"p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, "
                         f"CPU {r['cpu_ms_per_command']:.2f} ms per command in the services "
-                        f"({r['cpu_ms_per_command_all']:.2f} with NATS and Postgres; {r['cpu_cores']:.2f} cores busy)",
+                        f"({r['cpu_ms_per_command_all']:.2f} with NATS and Postgres; {r['cpu_cores']:.2f} cores busy, "
+                        f"{r['generator_cores']:.2f} in the load generator)",
                         flush=True,
                     )
                     if r["failed"]:
