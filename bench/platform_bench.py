@@ -26,9 +26,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import gc
 import itertools
+import math
 import os
 import statistics
 import sys
@@ -47,7 +49,7 @@ from rich.console import Console
 from client import BotTable, SubProtocolStubs, connect, platform_channel
 from client.load import LoadSpec, Report, Targets, run_load
 from client.platform import Platform
-from monopoly.v1 import table_pb2_grpc
+from monopoly.v1 import table_pb2, table_pb2_grpc
 from servicekit import natsauth
 from servicekit.bus import TABLE_EVENTS
 from servicekit.embedded import free_port, servers
@@ -316,6 +318,23 @@ class CpuMeter:
         return sum(after[pid] - before[pid] for pid in after if pid in before)
 
 
+async def reach_every_instance(channel: grpc.aio.Channel, instances: int, timeout: float = 30.0) -> None:
+    """Until calls on `channel` have been answered by each of the table service's instances: a round-robin
+    channel sends its first calls to whichever instance it reached first, so the tables opened right away
+    would all start on one instance (a table is created on the instance that is asked)."""
+    if instances < 2:
+        return
+    stub = table_pb2_grpc.TableServiceStub(channel)
+    seen: set[str] = set()
+    deadline = time.perf_counter() + timeout
+    while len(seen) < instances:
+        if time.perf_counter() > deadline:
+            raise RuntimeError(f"only {sorted(seen)} of {instances} table-service instances answered")
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            seen.add((await stub.ListInstances(table_pb2.ListInstancesRequest(), timeout=5)).answered_by)
+        await asyncio.sleep(0.05)
+
+
 def platform_pids(platform: Platform) -> list[int]:
     return [p.proc.pid for found in platform.replica_processes.values() for p in found if p.proc is not None]
 
@@ -329,6 +348,7 @@ async def sustained(
     services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
     slots = Slots(stub, services, tables, seed, stream)
     meter = CpuMeter(platform_pids(platform))
+    await reach_every_instance(channel, len(platform.replica_processes["table"]))
     slots.start()
     try:
         await asyncio.sleep(warmup)
@@ -360,25 +380,46 @@ async def sustained(
     }
 
 
-async def owned_tables(database_url: str, instance_id: str, table_ids: list[str]) -> set[str]:
-    """Of `table_ids`, the unfinished ones in the partitions `instance_id` holds the lease of now
+async def owners(database_url: str, table_ids: list[str]) -> dict[str, str]:
+    """The instance holding the lease of each unfinished table of `table_ids` now
     (services/table/leases.py: partition_leases, tables.partition)."""
     conn = await asyncpg.connect(database_url)
     try:
         rows = await conn.fetch(
-            "SELECT t.table_id FROM tables t JOIN partition_leases l ON l.partition = t.partition "
-            "WHERE l.owner = $1 AND NOT t.finished AND t.table_id = ANY($2::text[])",
-            instance_id,
+            "SELECT t.table_id, l.owner FROM tables t JOIN partition_leases l ON l.partition = t.partition "
+            "WHERE NOT t.finished AND t.table_id = ANY($1::text[])",
             table_ids,
         )
     finally:
         await conn.close()
-    return {r["table_id"] for r in rows}
+    return {r["table_id"]: r["owner"] or "" for r in rows}
+
+
+async def wait_balanced(database_url: str, instance_ids: list[str], timeout: float = 120.0) -> float:
+    """Seconds until every partition is leased and each instance holds its share (at least what is
+    left when the others hold ceil(P / n) each: services/table/leases.py)."""
+    started = time.perf_counter()
+    conn = await asyncpg.connect(database_url)
+    try:
+        while True:
+            partitions = int(await conn.fetchval("SELECT partitions FROM table_partitioning"))
+            rows = await conn.fetch("SELECT owner, count(*) AS n FROM partition_leases GROUP BY owner")
+            held = {r["owner"]: int(r["n"]) for r in rows}
+            floor = partitions - (len(instance_ids) - 1) * math.ceil(partitions / len(instance_ids))
+            if None not in held and all(held.get(i, 0) >= floor for i in instance_ids):
+                return time.perf_counter() - started
+            if time.perf_counter() - started > timeout:
+                raise RuntimeError(f"partitions not rebalanced within {timeout:.0f} s: {held}")
+            await asyncio.sleep(0.2)
+    finally:
+        await conn.close()
 
 
 @dataclass
 class Failover:
     victim: str
+    #: The playing tables each instance ran at the kill.
+    spread: dict[str, int]
     affected: int
     #: Seconds from the SIGKILL to each affected table's next committed command.
     pauses: list[float]
@@ -405,12 +446,14 @@ async def failover(
     channel, stub = connect(platform.table_target)
     services = SubProtocolStubs.connect({n: platform.target(n) for n in platform.external})
     slots = Slots(stub, services, tables, seed, stream)
+    await reach_every_instance(channel, sum(1 for p in platform.replica_processes["table"] if p.proc))
     slots.start()
     try:
         await asyncio.sleep(warmup)
         playing = {g.table_id: g for g in slots.current.values() if g.table_id and not (g.state and g.state.finished)}
-        owned = await owned_tables(database_url, victim_id, list(playing))
-        games = {tid: playing[tid] for tid in owned}
+        owner = await owners(database_url, list(playing))
+        spread = dict(sorted(collections.Counter(owner.values()).items()))
+        games = {tid: playing[tid] for tid, at in owner.items() if at == victim_id}
         killed = time.perf_counter()
         victim.proc.kill()
         await victim.proc.wait()
@@ -433,7 +476,13 @@ async def failover(
         await slots.stop()
         await channel.close()
         await services.close()
-    return Failover(victim_id, len(games), sorted(pauses.values()), failed, never, others)
+    return Failover(victim_id, spread, len(games), sorted(pauses.values()), failed, never, others)
+
+
+def describe_pauses(pauses: list[float]) -> str:
+    if not pauses:
+        return "none resumed"
+    return f"median {statistics.median(pauses) * 1000:,.0f} ms, p99 {pct(pauses, 0.99) * 1000:,.0f} ms"
 
 
 async def bench_instances(args: argparse.Namespace, counts: list[int], echo_stream: float) -> int:
@@ -474,6 +523,9 @@ async def bench_instances(args: argparse.Namespace, counts: list[int], echo_stre
             )
             await platform.start()
             try:
+                ids = [p.env.get("TABLE_INSTANCE_ID", "") for p in platform.replica_processes["table"]]
+                if n > 1:
+                    await wait_balanced(db_url, ids)  # every instance runs its share of the tables
                 runs = []
                 for i in range(args.runs):
                     r = await sustained(platform, args.tables, 1000 * (i + 1), stream, args.warmup, args.full_window)
@@ -491,27 +543,37 @@ async def bench_instances(args: argparse.Namespace, counts: list[int], echo_stre
                         status = 1
                 med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
                 first = first or med["commands_per_s"]
+                base = f"{counts[0]} instance{'s' if counts[0] > 1 else ''}"
                 print(
                     f"n={n}  median of {args.runs}: {med['commands_per_s']:,.0f} committed commands/s "
-                    f"({med['commands_per_s'] / first:.2f}x one instance, "
+                    f"({med['commands_per_s'] / first:.2f}x {base}, "
                     f"{med['commands_per_s'] / echo_stream:.2f}x the stream echo), p50 {med['p50_ms']:.1f} ms, "
                     f"p99 {med['p99_ms']:.1f} ms, {med['cpu_ms_per_command']:.2f} ms CPU per command in the "
                     f"services, {med['cpu_ms_per_command_all']:.2f} with NATS and Postgres",
                     flush=True,
                 )
-                if n >= 2:
+                pauses: list[float] = []
+                affected = 0
+                for i in range(args.runs if n >= 2 else 0):
+                    if i:  # the killed instance back, and its share of the partitions with it
+                        await platform.replica_processes["table"][-1].start()
+                    await wait_balanced(db_url, ids)
                     f = await failover(
-                        platform, db_url, args.tables, 1000 * (args.runs + 1), stream, args.warmup, args.resume_timeout
+                        platform,
+                        db_url,
+                        args.tables,
+                        1000 * (args.runs + 1 + i),
+                        stream,
+                        args.warmup,
+                        args.resume_timeout,
                     )
-                    got = (
-                        f"median {statistics.median(f.pauses) * 1000:,.0f} ms, p99 {pct(f.pauses, 0.99) * 1000:,.0f} ms"
-                        if f.pauses
-                        else "none resumed"
-                    )
+                    pauses += f.pauses
+                    affected += f.affected
                     print(
-                        f"n={n}  failover: {f.victim} SIGKILLed after {args.warmup:g} s at full speed; "
-                        f"{f.affected} of its tables were playing; pause from the kill to each one's next committed "
-                        f"command: {got} ({len(f.pauses)} resumed within {args.resume_timeout:g} s)",
+                        f"n={n}  failover {i + 1}/{args.runs}: {f.victim} SIGKILLed after {args.warmup:g} s at full "
+                        f"speed (tables playing per instance: {', '.join(f'{k} {v}' for k, v in f.spread.items())}); "
+                        f"its {f.affected} tables' pauses: {describe_pauses(f.pauses)} "
+                        f"({len(f.pauses)} resumed within {args.resume_timeout:g} s)",
                         flush=True,
                     )
                     if not f.ok:
@@ -528,6 +590,13 @@ async def bench_instances(args: argparse.Namespace, counts: list[int], echo_stre
                             print(f"n={n}    {tid}: no command committed after the kill", flush=True)
                         for tid, why in f.others_failed[:5]:
                             print(f"n={n}    {tid}: {why}", flush=True)
+                if affected:
+                    print(
+                        f"n={n}  failover over {args.runs} kills: {affected} tables affected, pause from the kill to "
+                        f"each one's next committed command (through the redirects to the new owner): "
+                        f"{describe_pauses(pauses)}",
+                        flush=True,
+                    )
             finally:
                 await platform.stop()
     return status
