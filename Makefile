@@ -109,8 +109,9 @@ bench-peers: $(STAMP)
 	$(BIN)/python bench/peers.py
 
 ## bench-platform: the table service under load through gRPC, NATS and Postgres
+## (INSTANCES=1,2,3: a platform with each count of every service, throughput per count and the failover pause)
 bench-platform: $(STAMP)
-	$(BIN)/python bench/platform_bench.py
+	$(BIN)/python bench/platform_bench.py $(if $(INSTANCES),--instances $(INSTANCES))
 
 ## bench-analytics: exporting EVENTS simulated events (archive -> DuckDB), medians of RUNS runs, file sizes
 bench-analytics: $(STAMP)

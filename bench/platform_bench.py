@@ -15,6 +15,15 @@ What is measured, everything on this one machine (servers, services, load):
          corrected for coordinated omission), the tables that never started,
          stalled or failed (any of them fails the run), the table service's
          CPU per command and resident memory per table.
+With --instances 1,2,3 (INSTANCES=1,2,3), instead of the full and human rows, per count a
+platform with that many processes of every service (`Platform(replicas=N, table_replicas=N)`):
+  n=N    TABLES tables kept at full speed, WARMUP s, then FULL_WINDOW s measured, RUNS
+         times: committed commands/s, p50/p99, the ratio to the first count and to the
+         stream echo, the platform's CPU (psutil) per committed command;
+  failover (N >= 2, RUNS times) the last table instance SIGKILLed mid-run: for each
+         table it held, the time from the kill to its next committed command (median,
+         p99, count); a table that failed or did not resume in RESUME_TIMEOUT s fails
+         the run.
 With --services table the sub-protocols run inside the table (the table-only baseline).
 With --transport unary the bots send each command as its own SubmitCommand call instead of
 on a Play stream per table (the default).
