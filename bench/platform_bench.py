@@ -558,7 +558,8 @@ async def bench_instances(args: argparse.Namespace, counts: list[int], echo_stre
                     f"({med['commands_per_s'] / first:.2f}x {base}, "
                     f"{med['commands_per_s'] / echo_stream:.2f}x the stream echo), p50 {med['p50_ms']:.1f} ms, "
                     f"p99 {med['p99_ms']:.1f} ms, {med['cpu_ms_per_command']:.2f} ms CPU per command in the "
-                    f"services, {med['cpu_ms_per_command_all']:.2f} with NATS and Postgres",
+                    f"services, {med['cpu_ms_per_command_all']:.2f} with NATS and Postgres (load average now "
+                    f"{os.getloadavg()[0]:.1f})",
                     flush=True,
                 )
                 pauses: list[float] = []
@@ -578,6 +579,9 @@ async def bench_instances(args: argparse.Namespace, counts: list[int], echo_stre
                     )
                     pauses += f.pauses
                     affected += f.affected
+                    if not f.affected:
+                        status = 1
+                        print(f"n={n}  FAILOVER MEASURED NOTHING: no table of {f.victim} was playing", flush=True)
                     print(
                         f"n={n}  failover {i + 1}/{args.runs}: {f.victim} SIGKILLed after {args.warmup:g} s at full "
                         f"speed (tables playing per instance: {', '.join(f'{k} {v}' for k, v in f.spread.items())}); "
