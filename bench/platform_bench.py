@@ -45,6 +45,7 @@ import statistics
 import sys
 import tempfile
 import time
+import traceback
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -257,6 +258,8 @@ class Slots:
     #: Tables whose play raised an error the bots could not recover from: (table id, error).
     failures: list[tuple[str, str]] = field(default_factory=list)
     failed_ids: set[str] = field(default_factory=set)
+    #: Tables that could not be opened (CreateTable, JoinTable): (table id, error).
+    open_failures: list[tuple[str, str]] = field(default_factory=list)
     tasks: list[asyncio.Task[None]] = field(default_factory=list)
 
     def start(self) -> None:
@@ -271,11 +274,18 @@ class Slots:
             self.games.append(game)
             try:
                 await game.create()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # CreateTable or JoinTable refused (the driver does not retry them)
+                self.open_failures.append((game.table_id or "(not created)", explain(exc)))
+                await asyncio.sleep(1.0)
+                continue
+            try:
                 await game.play()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
-                self.failures.append((game.table_id or "(not created)", f"{type(exc).__name__}: {exc}"))
+                self.failures.append((game.table_id, explain(exc)))
                 self.failed_ids.add(game.table_id)
                 await asyncio.sleep(1.0)
 
@@ -294,6 +304,14 @@ class Slots:
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+def explain(exc: BaseException) -> str:
+    """An error in one line: its gRPC code and details, and the last frame of the project's code it
+    came through."""
+    what = f"{exc.code().name}: {exc.details()}" if isinstance(exc, grpc.aio.AioRpcError) else f"{exc!r}"
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if "/libs/" in f.filename]
+    return f"{what} (at {Path(frames[-1].filename).name}:{frames[-1].lineno} {frames[-1].name})" if frames else what
 
 
 class CpuMeter:
@@ -385,7 +403,7 @@ async def sustained(
         "cpu_ms_per_command_all": (cpu_services + cpu_servers) * per,
         "cpu_cores": (cpu_services + cpu_servers) / elapsed,
         "generator_cores": generator / elapsed,
-        "failed": float(len(slots.failures)),
+        "failed": float(len(slots.failures) + len(slots.open_failures)),
     }
 
 
@@ -437,6 +455,8 @@ class Failover:
     never_resumed: list[str]
     #: Tables not on the killed instance that failed meanwhile.
     others_failed: list[tuple[str, str]]
+    #: Tables opened after the kill whose CreateTable or JoinTable failed.
+    open_failed: list[tuple[str, str]]
 
     @property
     def ok(self) -> bool:
@@ -459,7 +479,7 @@ async def failover(
     slots.start()
     try:
         await asyncio.sleep(warmup)
-        playing = {g.table_id: g for g in slots.current.values() if g.table_id and not (g.state and g.state.finished)}
+        playing = {g.table_id: g for g in slots.current.values() if g.state is not None and not g.state.finished}
         owner = await owners(database_url, list(playing))
         spread = dict(sorted(collections.Counter(owner.values()).items()))
         games = {tid: playing[tid] for tid, at in owner.items() if at == victim_id}
@@ -485,7 +505,7 @@ async def failover(
         await slots.stop()
         await channel.close()
         await services.close()
-    return Failover(victim_id, spread, len(games), sorted(pauses.values()), failed, never, others)
+    return Failover(victim_id, spread, len(games), sorted(pauses.values()), failed, never, others, slots.open_failures)
 
 
 def describe_pauses(pauses: list[float]) -> str:
@@ -602,6 +622,15 @@ async def bench_instances(args: argparse.Namespace, counts: list[int], echo_stre
                         for tid in f.never_resumed[:5]:
                             print(f"n={n}    {tid}: no command committed after the kill", flush=True)
                         for tid, why in f.others_failed[:5]:
+                            print(f"n={n}    {tid}: {why}", flush=True)
+                    if f.open_failed:
+                        print(
+                            f"n={n}  failover {i + 1}: {len(f.open_failed)} tables opened meanwhile could not be "
+                            "(CreateTable or JoinTable answered an error; the bot driver does not retry them, "
+                            "its slot opens another table a second later), e.g.",
+                            flush=True,
+                        )
+                        for tid, why in f.open_failed[:3]:
                             print(f"n={n}    {tid}: {why}", flush=True)
                 if affected:
                     print(
