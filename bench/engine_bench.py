@@ -3,13 +3,15 @@
 What is measured: `monopoly simulate`'s game loop (bots choose, the engine
 checks and applies every command and emits every event), for GAMES games per
 run and RUNS runs per row. Rows: Classic without a clock (the engine alone,
-with and without the per-event hash `monopoly simulate` computes by default),
+with and without the events hash `monopoly simulate` computes by default),
 then every mode on the virtual clock (a Tick before each decision, 3 s of
 thinking per decision, so timers and the economy rules apply), and the hasbro
 rule set's standard game. Each row gives
 the median run, the best run and the spread. The machine is shared and noisy
 (runs of the same code differ by up to 1.5x here): compare medians, or best
-runs, never single runs.
+runs, never single runs. The peers (bench/peers.py) run interleaved with the
+classic no-clock rows, one of their runs after each of ours, and the ratio to
+them is the median of those pairs' ratios, measured in this run.
 """
 
 from __future__ import annotations
@@ -102,19 +104,28 @@ def main() -> int:
     print(header)
     print("-" * len(header))
     wanted = None if args.rows == "all" else set(args.rows.split(","))
-    ours: dict[bool, float] = {}  # classic no-clock player-turns/s (median), hash on and off
+    # The peers run interleaved with our classic no-clock rows, one peer run after each of ours, so
+    # a change in the machine's load hits both sides of a ratio alike; the ratio is the median of
+    # the runs' own ratios.
+    peer_runs: dict[str, list[peers.PeerRun]] = {peer.name: [] for peer in peers.PEERS}
+    ratios: dict[tuple[str, bool], list[float]] = {}
     for label, mode, players, think_ms, hashed in ROWS:
         if wanted is not None and label not in wanted:
             continue
         runs = []
         for i in range(args.runs):
             runs.append(measure(mode, players, think_ms, args.games, args.seed, hashed))
+            if label == "classic no-clock":
+                for peer in peers.PEERS:
+                    run = peers.measure(peer, args.games, args.seed + i)
+                    peer_runs[peer.name].append(run)
+                    if run.player_turns_per_s is not None:
+                        ours = runs[-1]["player_turns_per_s"]
+                        ratios.setdefault((peer.name, hashed), []).append(ours / run.player_turns_per_s)
             if sys.stderr.isatty():
                 print(f"  run {i + 1}/{args.runs}...", end="\r", file=sys.stderr, flush=True)
         med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
         turns = [r["player_turns_per_s"] for r in runs]
-        if label == "classic no-clock":
-            ours[hashed] = med["player_turns_per_s"]
         print(
             f"{label:<18} {'on' if hashed else 'off':<5} {med['games_per_s']:>8.1f} "
             f"{med['player_turns_per_s']:>15,.0f} {max(turns):>8,.0f} "
@@ -131,21 +142,32 @@ def main() -> int:
         f"{bots:,.0f} player-turns/s",
         flush=True,
     )
-    print("\npeers (bench/peers.py), same games per run, median of the runs, measured after the rows above:")
+    print(
+        f"\npeers (bench/peers.py), same games per run, each run right after one of our classic no-clock runs, "
+        f"measured now ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}):"
+    )
     for peer in peers.PEERS:
-        measured = [peers.measure(peer, args.games, args.seed + i) for i in range(args.runs)]
+        measured = peer_runs[peer.name] or [peers.measure(peer, args.games, args.seed)]
         figures = [m.player_turns_per_s for m in measured if m.player_turns_per_s is not None]
         if len(figures) < len(measured):
             print(f"  {peers.describe(measured[-1])}", flush=True)
             continue
         theirs = statistics.median(figures)
-        ratios = ", ".join(f"hash {'on' if h else 'off'} {ours[h] / theirs:.2f}x" for h in (True, False) if h in ours)
-        print(f"  {peers.describe(peers.PeerRun(peer, theirs, measured[-1].note))}; ours/theirs: {ratios}", flush=True)
+        both = ", ".join(
+            f"hash {'on' if h else 'off'} {statistics.median(ratios[peer.name, h]):.2f}x"
+            for h in (True, False)
+            if (peer.name, h) in ratios
+        )
+        print(
+            f"  {peers.describe(peers.PeerRun(peer, theirs, measured[-1].note))}; "
+            f"ours/theirs (median of the runs' ratios): {both or 'no classic no-clock row run'}",
+            flush=True,
+        )
     print(
         "\nplayer-turn: one player's turn (TurnStarted), re-rolls after doubles included in it.\n"
         "rolls: every dice roll (a turn with doubles has several).\n"
         "events: every engine event emitted. Medians except 'best' and 'min-max'.\n"
-        "hash on: plus a blake2b over every event's JSON, as `monopoly simulate` does by default."
+        "hash on: plus the events hash `monopoly simulate` computes by default (sim.runner.events_bytes)."
     )
     return 0
 
