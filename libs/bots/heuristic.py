@@ -268,13 +268,14 @@ class HeuristicBot:
     def _manage(self, state: TableState, seat: int) -> Command | None:
         """Lift a mortgage when rich (first mortgaged square in board order)."""
         cash = state.players[seat].cash - 2 * self.reserve
-        if cash <= 0 or max(state.mortgaged_round) < 0:
+        if cash <= 0:
             return None
         cfg = state.config
         squares = cfg.board.squares
-        self._refresh(state, seat)
+        mortgaged = state.mortgaged_round
+        self._refresh(state, seat)  # mostly done already for this decision: a look at own squares only
         for sq in self._owned:
-            if state.mortgaged_round[sq] >= 0 and cash >= cfg.lift_cost(squares[sq].price):
+            if mortgaged[sq] >= 0 and cash >= cfg.lift_cost(squares[sq].price):
                 return LiftMortgage(seat, sq)
         return None
 
@@ -295,7 +296,7 @@ class HeuristicBot:
             if limit is not None and state.builds.count(group) >= limit:
                 continue
             members = board.members[group]
-            if cash < board.squares[members[0]].house_cost or max(mortgaged[sq] for sq in members) >= 0:
+            if cash < board.squares[members[0]].house_cost or _any_mortgaged(mortgaged, members):
                 continue
             target = min(members, key=buildings.__getitem__)
             if buildings[target] < 5:
@@ -418,6 +419,13 @@ def _only_missing(owner: list[int], members: tuple[int, ...], seat: int) -> int:
                 return -1
             missing = sq
     return missing
+
+
+def _any_mortgaged(mortgaged: list[int], members: tuple[int, ...]) -> bool:
+    for sq in members:  # a loop, not max() over a generator: this runs at every roll of a builder
+        if mortgaged[sq] >= 0:
+            return True
+    return False
 
 
 def _if_legal(state: TableState, command: Command) -> Command | None:
