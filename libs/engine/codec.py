@@ -17,6 +17,7 @@ import ast
 import dataclasses
 import importlib.machinery
 import json
+import os
 import sys
 import types
 import typing
@@ -76,8 +77,12 @@ def derived_types(cls: type) -> dict[str, Any]:
 def _source_path(module: types.ModuleType) -> str:
     path = module.__file__ or ""
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        if path.endswith(suffix):  # the native build: its source lies next to it
-            return path.removesuffix(suffix) + ".py"
+        if path.endswith(suffix):
+            # The native build: its source lies next to it, in the package's directory. Found from
+            # the module's name, since a module another compiled module imports gets its __file__
+            # from the build's shared library, not from where it lies.
+            top, *rest = module.__name__.split(".")
+            return os.path.join(sys.modules[top].__path__[0], *rest) + ".py"
     return path
 
 

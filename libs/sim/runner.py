@@ -166,17 +166,25 @@ def _config_without_added_defaults(config: TableConfig) -> orjson.Fragment:
 
 
 def _without_added_defaults(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        out = {}
-        for f in dataclasses.fields(value):
-            item = getattr(value, f.name)
-            if f.metadata.get("added") and item == f.default:
-                continue
-            out[f.name] = _without_added_defaults(item)
-        return out
+    if value is None or isinstance(value, (int, str, float)):  # most values: first, and cheap
+        return value
     if isinstance(value, (list, tuple)):
         return [_without_added_defaults(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        out = {}
+        for name, added, default in _fields(type(value)):
+            item = getattr(value, name)
+            if added and item == default:
+                continue
+            out[name] = _without_added_defaults(item)
+        return out
     return value
+
+
+@functools.cache
+def _fields(cls: type) -> tuple[tuple[str, bool, Any], ...]:
+    """A dataclass's fields: name, whether added later (`engine.config.added`), default."""
+    return tuple((f.name, bool(f.metadata.get("added")), f.default) for f in dataclasses.fields(cls))
 
 
 def play_game(
