@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import signal
 import tempfile
 import time
@@ -31,13 +30,13 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from rich.console import Console
 
 from client import BotTable, SubProtocolStubs, connect, platform_channel
-from client.demo import ledger, queue_players
-from client.matchmaking import MatchmakingClient, SeatTicket
+from client.demo import queue_players
+from client.matchmaking import MatchmakingClient
 from client.platform import Platform
-from client.verify import check_table
 from monopoly.v1 import rating_pb2_grpc, table_pb2_grpc
 from servicekit.bus import ensure_stream
 
+from .records import check_records, wait_until
 from .servers import Nats, Postgres
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("faults")]
@@ -128,25 +127,6 @@ class Progress:
         return self.longest
 
 
-async def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.05)
-
-
-async def eventually(check: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        with contextlib.suppress(OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
-            if await check():
-                return
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.2)
-
-
 async def play_through(rig: Rig, name: str, fault: Callable[[], Awaitable[int]]) -> list[BotTable]:
     """Form tables, start playing, inject `fault` (it returns how many processes it killed) once every
     table has committed commands, let every game end, then check every record."""
@@ -187,78 +167,6 @@ async def play_through(rig: Rig, name: str, fault: Callable[[], Awaitable[int]])
         f"{kills} processes killed; {sum(g.unavailable for g in games)} retries by clients"
     )
     return games
-
-
-async def check_records(rig: Rig, games: list[BotTable], tickets: dict[str, list[SeatTicket]]) -> int:
-    events = 0
-    for g in games:
-        assert g.state is not None and g.state.finished, g.table_id
-        agreement = await check_table(rig.pool, rig.js, rig.stub, g.table_id)
-        assert agreement.contiguous, f"{g.table_id}: seq gap (rows vs stream) {agreement}"
-        assert agreement.ok, f"{g.table_id}: records disagree {agreement}"
-        events += agreement.rows
-        book = await ledger(g, rig.services)
-        assert book.balanced, f"{g.table_id}: money ledger off"
-        await applied_once(rig, g.table_id)
-    players = [t.player.player_id for seated in tickets.values() for t in seated]
-    table_ids = list(tickets)
-
-    async def rated_once() -> bool:
-        async with rig.pool.acquire() as conn:
-            rows = await conn.fetch(
-                "SELECT table_id, rated FROM rating.rated_games WHERE table_id = ANY($1::text[])", table_ids
-            )
-            results = await conn.fetchval(
-                "SELECT count(*) FROM rating.results WHERE table_id = ANY($1::text[])", table_ids
-            )
-        return len(rows) == len(table_ids) and all(r["rated"] for r in rows) and results == SEATS * len(table_ids)
-
-    await eventually(rated_once, 60, "every game rated")
-    async with rig.pool.acquire() as conn:
-        games_per_player = await conn.fetch(
-            "SELECT player, games FROM rating.ratings WHERE player = ANY($1::text[])", players
-        )
-    assert sorted(r["games"] for r in games_per_player) == [1] * len(players), games_per_player
-
-    async def nobody_left() -> bool:
-        async with rig.pool.acquire() as conn:
-            waiting = await conn.fetchval(
-                "SELECT count(*) FROM matchmaking.tickets WHERE status = 'waiting' AND player_id = ANY($1::text[])",
-                players,
-            )
-            live = await conn.fetchval(
-                "SELECT count(*) FROM matchmaking.matches WHERE status = 'live' AND table_id = ANY($1::text[])",
-                table_ids,
-            )
-        return waiting == 0 and live == 0
-
-    await eventually(nobody_left, 60, "no player left queued or in a live match")
-    return events
-
-
-async def applied_once(rig: Rig, table_id: str) -> None:
-    """Each settled auction, bet and executed trade is in the table's events once, as its service says."""
-    async with rig.pool.acquire() as conn:
-        rows = await conn.fetch(
-            "SELECT type, payload FROM table_events WHERE table_id = $1 "
-            "AND type IN ('AuctionSettled', 'BetSettled', 'BetDeclined', 'TradeExecuted')",
-            table_id,
-        )
-        auctions = await conn.fetchval(
-            "SELECT count(*) FROM auction.auctions WHERE table_id = $1 AND status = 'settled'", table_id
-        )
-        trades = await conn.fetchval(
-            "SELECT count(*) FROM trade.trades WHERE table_id = $1 AND status = 'executed'", table_id
-        )
-        bets = await conn.fetchval(
-            "SELECT count(*) FROM casino.bets WHERE table_id = $1 AND status IN ('settled', 'declined')", table_id
-        )
-    kinds = [r["type"] for r in rows]
-    auction_ids = [json.loads(r["payload"])["auction_id"] for r in rows if r["type"] == "AuctionSettled"]
-    trade_ids = [json.loads(r["payload"])["trade_id"] for r in rows if r["type"] == "TradeExecuted"]
-    assert len(auction_ids) == len(set(auction_ids)) == auctions, (table_id, auction_ids, auctions)
-    assert len(trade_ids) == len(set(trade_ids)) == trades, (table_id, trade_ids, trades)
-    assert kinds.count("BetSettled") + kinds.count("BetDeclined") == bets, (table_id, kinds, bets)
 
 
 #: Services with no Postgres or NATS of their own (the gateway speaks only to the others' gRPC APIs): their
