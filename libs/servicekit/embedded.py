@@ -34,11 +34,14 @@ import urllib.request
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from . import natsauth
 from .natsauth import BusUsers
 from .settings import TLSSettings
+
+if TYPE_CHECKING:
+    import pgserver
 
 
 class DataDirBusy(RuntimeError):
@@ -362,6 +365,25 @@ def _stop_postgres(pgdata: Path, user: str | None) -> None:
         info.process.kill()
 
 
+#: Connections the embedded Postgres accepts (pgserver's default is 100): every process keeps a pool
+#: (the table service 16, the others 8, `ServiceSpec.pool_size`) and a lock connection or two, so three
+#: replicas of every service (`monopoly run --replicas 3`) plus tools need more than 100.
+MAX_CONNECTIONS = 400
+
+
+def raise_max_connections(server: pgserver.PostgresServer, wanted: int = MAX_CONNECTIONS) -> None:
+    """`max_connections` at least `wanted` (`ALTER SYSTEM`, then one restart: a new data folder pays it
+    once; a folder already set is left running)."""
+    from pgserver._commands import pg_ctl
+
+    shown = server.psql("SHOW max_connections;")
+    current = next((int(line) for line in (part.strip() for part in shown.splitlines()) if line.isdigit()), 0)
+    if current >= wanted:
+        return
+    server.psql(f"ALTER SYSTEM SET max_connections = {int(wanted)};")
+    pg_ctl(["-w", "-m", "fast", "restart"], pgdata=server.pgdata, user=server.system_user, timeout=60)
+
+
 @contextlib.contextmanager
 def postgres_server(data_dir: Path, database: str = "monopoly") -> Iterator[str]:
     """A Postgres server (pgserver, on a unix socket) with `database` created; yields its URL."""
@@ -379,6 +401,7 @@ def postgres_server(data_dir: Path, database: str = "monopoly") -> Iterator[str]
             server = pgserver.get_server(pgdata, cleanup_mode="stop")
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
+    raise_max_connections(server)
     watchdog = _postgres_watchdog(pgdata, server.system_user)
     try:
         exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{database}';")

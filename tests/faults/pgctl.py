@@ -14,6 +14,8 @@ def main() -> None:
     import pgserver
     from pgserver._commands import pg_ctl
 
+    from servicekit.embedded import raise_max_connections
+
     action, pgdata = sys.argv[1], Path(sys.argv[2])
     database = sys.argv[3] if len(sys.argv) > 3 else "monopoly"
     with open(Path(tempfile.gettempdir()) / "monopoly-pgserver.lock", "a") as lock:
@@ -25,6 +27,7 @@ def main() -> None:
     if action == "stop":
         pg_ctl(["-w", "-m", "fast", "stop"], pgdata=server.pgdata, user=server.system_user)
         return
+    raise_max_connections(server)  # replicas of every service need more than pgserver's 100
     if "1 row" not in server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{database}';"):
         server.psql(f"CREATE DATABASE {database};")
     print(server.get_uri(database), flush=True)
