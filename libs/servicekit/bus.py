@@ -7,6 +7,8 @@ that publishers, consumers and operators agree on it.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import ssl
 from collections.abc import Iterable
@@ -15,9 +17,12 @@ from dataclasses import dataclass
 import nats
 from faststream.nats import JStream
 from nats.aio.client import Client as NATS
+from nats.errors import NoRespondersError
 from nats.js import JetStreamContext
 from nats.js.api import RetentionPolicy, StorageType, StreamConfig
-from nats.js.errors import NotFoundError
+from nats.js.errors import NotFoundError, ServiceUnavailableError
+
+log = logging.getLogger(__name__)
 
 
 def _stream(name: str, description: str, subject: str) -> JStream:
@@ -178,8 +183,30 @@ async def connect(
     wanted = None if streams is None else set(streams)
     for spec in STREAMS:
         if wanted is None or spec.name in wanted:
-            await ensure_stream(js, spec)
+            await _ensure_stream_waiting(js, spec)
     return nc, js
+
+
+#: How long a starting service waits for JetStream to answer its stream requests: a cluster that lost
+#: a node elects its leaders again within seconds, and a service started meanwhile must not give up.
+JETSTREAM_WAIT_S = 60.0
+#: What JetStream answers while it cannot yet (no leader, no responders): worth asking again.
+JETSTREAM_BUSY = (TimeoutError, NoRespondersError, ServiceUnavailableError)
+
+
+async def _ensure_stream_waiting(js: JetStreamContext, spec: JStream, wait_s: float = JETSTREAM_WAIT_S) -> None:
+    loop = asyncio.get_running_loop()
+    deadline, delay = loop.time() + wait_s, 0.25
+    while True:
+        try:
+            await ensure_stream(js, spec)
+            return
+        except JETSTREAM_BUSY as exc:
+            if loop.time() > deadline:
+                raise
+            log.warning("stream %s: JetStream not answering (%r); asking again in %.2f s", spec.name, exc, delay)
+            await asyncio.sleep(delay)
+            delay = min(2.0, delay * 2)
 
 
 async def ensure_stream(js: JetStreamContext, spec: JStream = TABLE_EVENTS) -> None:

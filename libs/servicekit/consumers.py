@@ -53,6 +53,7 @@ from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from nats.js.errors import NotFoundError
 from prometheus_client import Counter, Gauge
 
+from .bus import JETSTREAM_BUSY
 from .errors import unreachable
 
 log = logging.getLogger(__name__)
@@ -204,7 +205,13 @@ class Consumers:
         for c in self.consumers:
             if c.exclusive and pool is not None:
                 self._leases[c.durable] = Lease(pool, f"consumer:{c.durable}")
-            sub = await self._bind(js, c, first=True)
+            try:
+                sub = await self._bind(js, c, first=True)
+            except JETSTREAM_BUSY as exc:
+                # JetStream busy for a moment (a cluster electing its leader after a node's loss): the
+                # consumer's task binds it, rather than the service failing to start.
+                log.warning("%s: not bound at start (%s); binding in the background", c.durable, exc)
+                sub = None
             self._tasks.append(asyncio.create_task(self._run(js, c, sub), name=f"consumer-{c.durable}"))
         if self.consumers:
             self._tasks.append(asyncio.create_task(self._measure_lag(), name="consumer-lag"))
