@@ -152,22 +152,29 @@ class RoutedPlay:
     async def write(self, request: table_pb2.SubmitCommandRequest) -> None:
         call = self._open(request.table_id)
         self.pending.append(request)
-        await call.write(request)
+        with contextlib.suppress(asyncio.InvalidStateError):  # the stream ended: `read` reopens, sends it again
+            await call.write(request)
 
     async def read(self) -> Any:
         hops = 0
+        loop = asyncio.get_running_loop()
+        waited_until = loop.time() + FAILOVER_S
         while True:
             if self.call is None:
                 return grpc.aio.EOF
             try:
                 reply = await self.call.read()
             except grpc.aio.AioRpcError as exc:
-                if exc.code() != grpc.StatusCode.UNAVAILABLE or self.target is None or hops >= MAX_HOPS:
+                if exc.code() != grpc.StatusCode.UNAVAILABLE or not self.pending or loop.time() > waited_until:
                     raise
-                # the owner this stream went to is gone: the first instance, the same requests
+                reply = None  # the instance this stream went to is gone
+            if reply is None or (reply is grpc.aio.EOF and self.pending):
+                # The stream died or ended with requests unanswered (its instance stopped or died):
+                # the first instance, which knows the next owner or soon will, the same requests.
                 hops += 1
                 for request in self.pending:
                     self.routed.owners.pop(request.table_id, None)
+                await asyncio.sleep(min(1.0, 0.05 * 2**hops) if self.target is None else 0)
                 await self._reopen(None)
                 continue
             if reply is grpc.aio.EOF or not self.pending:
@@ -189,7 +196,10 @@ class RoutedPlay:
         self.target = target
         self.call = self.routed.stub_at(target).Play(**self.kwargs)
         for request in self.pending:
-            await self.call.write(request)
+            try:
+                await self.call.write(request)
+            except asyncio.InvalidStateError:  # it ended at once (its instance is gone): `read` learns why
+                break
 
     async def done_writing(self) -> None:
         if self.call is not None:
