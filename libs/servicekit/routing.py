@@ -36,6 +36,10 @@ MAX_HOPS = 4
 FAILOVER_S = 60.0
 SERVED_BY = "served-by"
 UNARY = ("CreateTable", "JoinTable", "GetTable", "SubmitCommand", "ListInstances")
+#: The calls asked again when the first channel's instance fails under them: the reads, and a command
+#: with a `command_id` (which makes a second answer the first one). CreateTable is not: it could make two
+#: tables.
+RETRIED_AT_HOME = frozenset({"JoinTable", "GetTable", "SubmitCommand", "ListInstances"})
 
 
 def served_by(exc: grpc.aio.AioRpcError) -> str | None:
@@ -119,6 +123,11 @@ class RoutedTableStub(table_pb2_grpc.TableServiceStub):  # type: ignore[misc]
                     if target is not None:  # the remembered owner is gone: ask the first instance
                         self.owners.pop(table_id, None)
                         target = None
+                        continue
+                    retried = name in RETRIED_AT_HOME and (name != "SubmitCommand" or request.command_id)
+                    if retried and asyncio.get_running_loop().time() < waited_until:
+                        # the instance the first channel reached died under the call: another one answers
+                        await asyncio.sleep(_retry_s(exc))
                         continue
                     raise
 

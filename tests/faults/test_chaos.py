@@ -42,7 +42,7 @@ from servicekit.natsauth import ADMIN
 from .records import check_records, wait_until
 from .servers import Postgres
 
-pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("faults")]
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("chaos")]
 
 INSTANCES = 3
 NATS_NODES = 3
