@@ -6,6 +6,13 @@ if it was committed. The relay publishes the rows to JetStream in id order
 with `Nats-Msg-Id` (JetStream drops a repeat within its duplicate window) and
 deletes them only after the stream acked. The service wakes it after each
 commit; it also looks every half second.
+
+Instances of one service share an outbox: one relay publishes at a time (a
+transaction-scoped advisory lock named after the service, taken without
+waiting), so two never send the same rows side by side (JetStream would drop
+the repeats, but refuse a repeat still in flight with an error); a relay that
+finds the lock taken looks again after `BUSY_S`, so what its own instance
+committed goes out as soon as the other relay's batch is done.
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ PENDING = Gauge("outbox_pending_messages", "Outbox rows not yet published", ["se
 OLDEST_AGE = Gauge(
     "outbox_oldest_pending_age_seconds", "Age of the oldest outbox row not yet published (0: none)", ["service"]
 )
+#: How soon a relay that found another instance's relay publishing looks again.
+BUSY_S = 0.02
 #: Seconds between two measurements of the backlog (one small query).
 MEASURE_EVERY_S = 2.0
 
@@ -69,6 +78,9 @@ class Relay:
         while not self._stopped:
             try:
                 sent = await self.publish_once()
+                if sent < 0:  # another instance's relay is publishing: our rows go after its batch
+                    await asyncio.sleep(BUSY_S)
+                    continue
             except Exception as exc:  # NATS or Postgres away: retry with backoff, never drop
                 if unreachable(exc):
                     log.warning("outbox relay: %s: %s; retrying in %.1f s", type(exc).__name__, exc, delay)
@@ -103,7 +115,10 @@ class Relay:
         self._wake.set()
 
     async def publish_once(self) -> int:
-        async with self.pool.acquire() as conn:
+        """Publish the oldest rows and delete them: how many (-1: another instance's relay is publishing)."""
+        async with self.pool.acquire() as conn, conn.transaction():
+            if not await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtext($1))", f"outbox:{self.service}"):
+                return -1
             rows = await conn.fetch("SELECT id, subject, msg_id, payload FROM outbox ORDER BY id LIMIT $1", self.batch)
             if not rows:
                 return 0

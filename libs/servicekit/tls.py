@@ -49,8 +49,14 @@ def channel(
     """A channel to `target`, TLS as `tls` says (None: this process's TLS_* settings), its calls
     through `interceptors` (`servicekit.credentials`: a token on every call)."""
     credentials = channel_credentials(tls if tls is not None else TLSSettings.from_env())
-    # Several addresses (`ipv4:a:1,b:2`: a service's replicas): calls go round robin to those that answer.
-    options = [("grpc.lb_policy_name", "round_robin")] if "," in target else []
+    # Several addresses (`ipv4:a:1,b:2`: a service's replicas): calls go round robin to those that answer,
+    # and the certificate is checked against the addresses' host (the target names no host of its own).
+    options: list[tuple[str, str]] = []
+    if "," in target:
+        options.append(("grpc.lb_policy_name", "round_robin"))
+        if credentials is not None:
+            first = target.split(":", 1)[1].split(",", 1)[0] if target.startswith("ipv4:") else target.split(",", 1)[0]
+            options.append(("grpc.ssl_target_name_override", first.rsplit(":", 1)[0]))
     if credentials is None:
         return grpc.aio.insecure_channel(target, options=options, interceptors=list(interceptors))
     return grpc.aio.secure_channel(target, credentials, options=options, interceptors=list(interceptors))
