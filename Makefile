@@ -16,7 +16,7 @@ RULESET ?= online
 MODE    ?=
 # TLS=1: mTLS on every gRPC port and on the embedded NATS (a CA and a certificate made in the data dir)
 TLS     ?=
-# REPLICAS=3: `make run` starts 3 processes of each service but the table and the gateway, on a 3-node NATS cluster
+# REPLICAS=3: `make run` starts 3 processes of each service but the gateway, on a 3-node NATS cluster
 REPLICAS ?= 1
 PLATFORM_GAME = --ruleset $(RULESET) $(if $(MODE),--mode $(MODE)) $(if $(TLS),--tls)
 # buf from npm (@bufbuild/buf), into build/node: the schema's lint and breaking-change gate.

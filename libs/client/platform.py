@@ -171,9 +171,8 @@ class Platform:
     #: Processes of each service of `REPLICATED` (each with its own ports and <NAME>_INSTANCE_ID); the
     #: others run once. More than one wants a NATS cluster (`embedded.servers(nats_nodes=3)`).
     replicas: int = 1
-    #: Processes of the table service (TABLE_INSTANCE_ID table-1...; each serves the partitions it leases).
-    #: 1 unless asked, also with `replicas`; the platform's clients (bots, matchmaking, trade, the gateway)
-    #: follow `served-by` to the instance that runs a table (`servicekit.routing`).
+    #: Processes of the table service (TABLE_INSTANCE_ID table-1...; each runs the partitions it leases,
+    #: and a call that reaches another instance follows `served-by` to it: `servicekit.routing`).
     table_replicas: int = 1
     #: The first process of each service (the one tests kill and restart).
     processes: dict[str, ServiceProcess] = field(init=False)

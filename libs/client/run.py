@@ -266,6 +266,7 @@ async def _run(
             clock_scale,
             bus=bus,
             replicas=replicas,
+            table_replicas=replicas,  # the table's instances share its tables by partition leases
             extra_env={
                 "RATING_MIN_REAL_MINUTES": RATING_MIN_REAL_MINUTES,
                 # a person who queued with bot_fill waits 5 s for other people, then bots fill the table

@@ -31,7 +31,7 @@ def add(sub: Subcommands) -> None:
         "--replicas",
         type=int,
         default=1,
-        help="processes of each service but the table and the gateway (default 1; more: a 3-node NATS cluster)",
+        help="processes of each service but the gateway (default 1; more: a 3-node NATS cluster)",
     )
 
     demo = sub.add_parser("demo", help="play N bot tables through the platform to the end and verify their records")

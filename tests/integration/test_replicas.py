@@ -1,5 +1,6 @@
-"""Two processes each of matchmaking and rating (`Platform(replicas=2)`) on one Postgres schema each and a
-3-node NATS cluster (streams of 3 copies), as `monopoly run --replicas 2` starts them.
+"""Two processes each of the table service, matchmaking and rating (`Platform(replicas=2,
+table_replicas=2)`) on one Postgres schema each and a 3-node NATS cluster (streams of 3 copies), as
+`monopoly run --replicas 2` starts them.
 
 * Matchmaking: many players queue through both replicas at once, whose matchers run side by side;
   every player is seated exactly once (R4: one live table at a time), never at two tables.
@@ -60,6 +61,7 @@ async def replicated(cluster: NatsCluster, server_urls: tuple[str, str]) -> Asyn
         extra_env={**SESSION_ENV, "NATS_STREAM_REPLICAS": "3"},
         bus=cluster.users,
         replicas=2,
+        table_replicas=2,
     )
     await platform.start()
     try:
@@ -68,9 +70,10 @@ async def replicated(cluster: NatsCluster, server_urls: tuple[str, str]) -> Asyn
         await platform.stop()
 
 
-def test_the_launcher_runs_two_of_each_replicated_service_once_the_table(replicated: Platform) -> None:
+def test_the_launcher_runs_two_processes_of_each_service(replicated: Platform) -> None:
     counts = {name: len(found) for name, found in replicated.replica_processes.items()}
-    assert counts == {"table": 1, "rating": 2, "matchmaking": 2}
+    assert counts == {"table": 2, "rating": 2, "matchmaking": 2}
+    assert [p.env["TABLE_INSTANCE_ID"] for p in replicated.replica_processes["table"]] == ["table-1", "table-2"]
     ports = [p.grpc_port for found in replicated.replica_processes.values() for p in found]
     assert len(set(ports)) == len(ports)
     ids = [p.env.get("MATCHMAKING_INSTANCE_ID") for p in replicated.replica_processes["matchmaking"]]
