@@ -207,8 +207,10 @@ async def test_two_instances_split_the_partitions_then_one_takes_all_when_the_ot
     }
     assert b.metric("table_actors_loaded") == 3
 
+    stopping = asyncio.get_running_loop().time()
     await b.process.stop()  # SIGTERM: b hands its leases back
     await cluster.until_owners({"a": PARTITIONS}, timeout=3 * TTL_S + 10)
+    print(f"a held every partition {asyncio.get_running_loop().time() - stopping:.1f} s after b's SIGTERM")
     for table_id in tables["b"]:  # a took b's tables over with their state
         state = await table_state(a.connect(), table_id)
         assert state.seq >= 1 and not state.finished
@@ -369,6 +371,10 @@ async def test_a_watch_stream_survives_its_owners_sigkill_without_a_gap_or_a_dup
         assert asyncio.get_running_loop().time() < deadline
         await asyncio.sleep(0.05)
     await b.process.kill()  # SIGKILL: a takes b's partitions at its next beat (b's session is gone)
+    killed, seen = asyncio.get_running_loop().time(), len(items)
+    while len(items) == seen and not watching.done():
+        await asyncio.sleep(0.05)
+    print(f"the stream went on {asyncio.get_running_loop().time() - killed:.1f} s after the owner's SIGKILL")
     final = await asyncio.wait_for(playing, 240)
     await asyncio.wait_for(watching, 60)  # the stream ends with the game, at a
     assert final.finished
