@@ -181,6 +181,8 @@ class TableActor:
             return await (await self.tables.get(self.table_id)).submit(command, command_id, seat)
         self.used = time.monotonic()
         if self.unsure:
+            if self.queue.empty():  # the actor reads Postgres back now: a table with no timer (its deadline
+                self.queue.put_nowait(CLOCK)  # kept by a service) would otherwise refuse every caller for ever
             raise Unavailable("the table is waiting for Postgres; retry with the same command id")
         done: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self.queue.put_nowait(Request(command, command_id, seat, done))
