@@ -56,6 +56,11 @@ def of_kind(docs: tuple[Doc, ...], kind: str) -> dict[str, Doc]:
     return {d["metadata"]["name"]: d for d in docs if d["kind"] == kind}
 
 
+def workloads(docs: tuple[Doc, ...]) -> dict[str, Doc]:
+    """Each service's pods: a Deployment, or the table service's StatefulSet (stable names for redirects)."""
+    return {**of_kind(docs, "Deployment"), **of_kind(docs, "StatefulSet")}
+
+
 def container_env(deployment: Doc, docs: tuple[Doc, ...]) -> dict[str, str]:
     """The environment a service's container sees: the ConfigMap's keys and its own values."""
     (container,) = deployment["spec"]["template"]["spec"]["containers"]
@@ -81,7 +86,7 @@ def test_every_rendered_resource_is_valid_kubernetes(overlay: str) -> None:
 
 def test_the_validator_refuses_a_wrong_field() -> None:
     """The check above can fail: a misspelt probe field is refused."""
-    deployment = dict(of_kind(render("dev"), "Deployment")["table"])
+    deployment = dict(workloads(render("dev"))["table"])
     broken = yaml.safe_load(yaml.safe_dump(deployment).replace("readinessProbe", "readinesProbe"))
     with pytest.raises(kubernetes_validate.ValidationError):
         kubernetes_validate.validate(broken, KUBERNETES_VERSION, strict=True)
@@ -90,8 +95,9 @@ def test_the_validator_refuses_a_wrong_field() -> None:
 @pytest.mark.parametrize("overlay", OVERLAYS)
 def test_every_service_has_its_deployment_service_and_budget(overlay: str) -> None:
     docs = render(overlay)
-    for kind in ("Deployment", "Service", "PodDisruptionBudget"):
-        assert sorted(of_kind(docs, kind)) == SERVICES, kind
+    assert sorted(workloads(docs)) == SERVICES
+    assert sorted(of_kind(docs, "PodDisruptionBudget")) == SERVICES
+    assert sorted(of_kind(docs, "Service")) == sorted([*SERVICES, "table-headless"])
 
 
 @pytest.mark.parametrize("overlay", OVERLAYS)
@@ -100,7 +106,7 @@ def test_ports_probes_and_settings_agree_with_the_code(overlay: str) -> None:
     services = of_kind(docs, "Service")
     policy = of_kind(docs, "NetworkPolicy")["monopoly-internal-apis"]
     allowed = {p["port"] for rule in policy["spec"]["ingress"] for p in rule["ports"]}
-    for name, deployment in of_kind(docs, "Deployment").items():
+    for name, deployment in workloads(docs).items():
         pod = deployment["spec"]["template"]["spec"]
         (container,) = pod["containers"]
         assert container["command"] == ["python", "-m", f"services.{name}.main"]
@@ -121,7 +127,7 @@ def test_ports_probes_and_settings_agree_with_the_code(overlay: str) -> None:
         assert {grpc_port, metrics_port} <= allowed, name
         assert settings.host == "0.0.0.0"  # reachable from other pods, not only loopback
         assert kit.table_target(env) == f"table:{service_settings('table', {}).grpc_port}"
-        assert settings.nats_url == "tls://nats:4222"
+        assert settings.nats_url.split(",") == [f"tls://nats-{i}.nats-headless:4222" for i in range(3)]
         tls = settings.tls
         assert tls.server and tls.client and tls.require_client_cert, name  # mTLS
         mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
@@ -142,10 +148,6 @@ def test_ports_probes_and_settings_agree_with_the_code(overlay: str) -> None:
         else:
             assert "NATS_PASSWORD" not in secret_refs
         assert deployment["metadata"]["labels"]["app.kubernetes.io/part-of"] == "monopoly"
-        if name == "gateway":  # stateless: several replicas, rolled
-            assert deployment["spec"]["replicas"] >= 2 and deployment["spec"]["strategy"]["type"] == "RollingUpdate"
-        else:  # one instance until scale-out: timers are in memory (deploy/README.md)
-            assert deployment["spec"]["replicas"] == 1 and deployment["spec"]["strategy"]["type"] == "Recreate"
         # SIGTERM: 2 s of gRPC grace, the message in hand, the NATS drain; preStop 5 s comes first
         assert pod["terminationGracePeriodSeconds"] >= 30
         assert "memory" in container["resources"]["limits"] and "cpu" in container["resources"]["requests"]
@@ -175,7 +177,7 @@ def test_every_service_has_its_certificate_from_the_platform_ca(overlay: str) ->
 def test_the_compose_file_and_the_manifests_run_the_same_services_on_the_same_ports() -> None:
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
     docs = render("prod")
-    for name, deployment in of_kind(docs, "Deployment").items():
+    for name, deployment in workloads(docs).items():
         (container,) = deployment["spec"]["template"]["spec"]["containers"]
         assert compose[name]["command"] == container["command"], name
         kube = service_settings(name, container_env(deployment, docs))
@@ -189,17 +191,149 @@ def test_the_compose_file_and_the_manifests_run_the_same_services_on_the_same_po
 def test_every_configured_variable_is_read_by_the_code() -> None:
     """A key of the ConfigMap that nothing reads is a typo or a setting that went away."""
     code = "\n".join(p.read_text() for d in ("libs/servicekit", "services") for p in (ROOT / d).rglob("*.py"))
-    for name, deployment in of_kind(render("prod"), "Deployment").items():
+    for name, deployment in workloads(render("prod")).items():
         for key in container_env(deployment, render("prod")):
             assert f'"{key}"' in code or f"{name.upper()}_" in key, f"{key} is set for {name} but read nowhere"
 
 
-def test_the_hpa_scales_the_table_service_within_what_it_can_run_today() -> None:
+def test_the_hpa_scales_the_table_service_from_its_replicas_up() -> None:
     docs = render("prod")
     (hpa,) = of_kind(docs, "HorizontalPodAutoscaler").values()
-    assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "Deployment", "name": "table"}
-    # one process owns every table until partition leases exist (scale-out raises maxReplicas)
-    assert hpa["spec"]["minReplicas"] == hpa["spec"]["maxReplicas"] == 1
+    assert hpa["spec"]["scaleTargetRef"] == {"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "table"}
+    table = workloads(docs)["table"]
+    assert hpa["spec"]["minReplicas"] == table["spec"]["replicas"] == 3
+    assert hpa["spec"]["maxReplicas"] > hpa["spec"]["minReplicas"]
+    # never more instances than partitions: each must be able to hold a share
+    partitions = int(container_env(table, docs)["TABLE_PARTITIONS"])
+    assert hpa["spec"]["maxReplicas"] <= partitions
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_every_service_runs_several_instances_spread_over_nodes_with_a_budget(overlay: str) -> None:
+    docs = render(overlay)
+    budgets = of_kind(docs, "PodDisruptionBudget")
+    for name, workload in workloads(docs).items():
+        spec, pod = workload["spec"], workload["spec"]["template"]["spec"]
+        replicas = spec["replicas"]
+        assert replicas >= (3 if name == "table" else 2), name
+        if workload["kind"] == "Deployment":  # a new pod is up before an old one goes
+            assert spec["strategy"]["type"] == "RollingUpdate", name
+            assert spec["strategy"]["rollingUpdate"]["maxUnavailable"] == 0, name
+        else:
+            assert spec["updateStrategy"]["type"] == "RollingUpdate", name
+        # a drain takes one pod at a time, never the last
+        budget = budgets[name]["spec"]
+        assert "maxUnavailable" not in budget, name
+        assert budget["minAvailable"] == replicas - 1 >= 1, name
+        assert budget["selector"] == spec["selector"], name
+        spread = {c["topologyKey"]: c for c in pod["topologySpreadConstraints"]}
+        node = spread["kubernetes.io/hostname"]
+        assert node["whenUnsatisfiable"] == "DoNotSchedule" and node["maxSkew"] == 1, name
+        assert node["labelSelector"] == spec["selector"], name
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_each_instance_is_named_after_its_pod(overlay: str) -> None:
+    """<NAME>_INSTANCE_ID from the downward API wherever the service reads it, and <NAME>_REPLICAS only
+    where a service acts on it (trade's shortcut), equal to the replicas that run."""
+    docs = render(overlay)
+    for name, workload in workloads(docs).items():
+        (container,) = workload["spec"]["template"]["spec"]["containers"]
+        env = {v["name"]: v for v in container["env"]}
+        if name == "gateway":  # no runner, no ready line: it reads no instance id
+            assert "GATEWAY_INSTANCE_ID" not in env
+            continue
+        assert env[f"{name.upper()}_INSTANCE_ID"]["valueFrom"] == {"fieldRef": {"fieldPath": "metadata.name"}}, name
+        replicas = {k for k in env if k.endswith("_REPLICAS")}
+        assert replicas == ({"TRADE_REPLICAS"} if name == "trade" else set()), name
+    trade = workloads(docs)["trade"]
+    assert service_settings("trade", container_env(trade, docs)).replicas == trade["spec"]["replicas"]
+
+
+@pytest.mark.parametrize("overlay", OVERLAYS)
+def test_the_table_instances_advertise_a_name_their_certificate_covers(overlay: str) -> None:
+    """`served-by` names TABLE_ADVERTISE_ADDRESS: the pod's stable name under the headless Service, on the
+    gRPC port, a name the table's certificate covers (clients verify it like any mTLS call)."""
+    from services.table.settings import TableSettings
+
+    docs = render(overlay)
+    table = workloads(docs)["table"]
+    assert table["kind"] == "StatefulSet"
+    headless = of_kind(docs, "Service")[table["spec"]["serviceName"]]["spec"]
+    assert headless["clusterIP"] == "None" and headless["selector"] == table["spec"]["selector"]["matchLabels"]
+    (container,) = table["spec"]["template"]["spec"]["containers"]
+    env = {v["name"]: v for v in container["env"]}
+    advertised = env["TABLE_ADVERTISE_ADDRESS"]["value"]
+    # what the kubelet makes of it for pod table-1: $(TABLE_INSTANCE_ID) is the pod's name
+    pod_env = {**container_env(table, docs), "TABLE_INSTANCE_ID": "table-1"}
+    pod_env["TABLE_ADVERTISE_ADDRESS"] = advertised.replace("$(TABLE_INSTANCE_ID)", "table-1")
+    settings = TableSettings.from_env({**pod_env, **KEY})
+    assert settings.instance_id == "table-1"
+    host, port = settings.address.rsplit(":", 1)
+    assert host == f"table-1.{table['spec']['serviceName']}" and int(port) == settings.base.grpc_port
+    assert int(port) in {p["port"] for p in headless["ports"]}
+    names = of_kind(docs, "Certificate")["table-tls"]["spec"]["dnsNames"]
+    assert f"*.{host.split('.', 1)[1]}" in names
+    # SIGTERM hands the leases back after the preStop pause, gRPC's 2 s grace and the actors' stop: the grace
+    # period must outlast that hand-off, with room for the actors' last commits (30 s)
+    pod = table["spec"]["template"]["spec"]
+    pause = int(container["lifecycle"]["preStop"]["exec"]["command"][1])
+    assert pod["terminationGracePeriodSeconds"] >= pause + 2 + 30
+
+
+def test_nats_runs_three_nodes_and_every_stream_has_three_copies() -> None:
+    """The services list every node of the chart's StatefulSet (nats-<i>.nats-headless) and keep each stream
+    on all of them: a node may go."""
+    from servicekit.bus import Retention
+
+    values = yaml.safe_load((ROOT / "deploy" / "nats" / "values.yaml").read_text())
+    nodes = values["config"]["cluster"]["replicas"]
+    assert nodes == 3
+    docs = render("prod")
+    for name, workload in workloads(docs).items():
+        env = container_env(workload, docs)
+        urls = service_settings(name, env).nats_url.split(",")
+        assert urls == [f"tls://nats-{i}.nats-headless:4222" for i in range(nodes)], name
+        retention = Retention.from_env(env)
+        assert retention.stream_replicas == retention.replicas == nodes, name
+    nats_names = of_kind(docs, "Certificate")["nats-tls"]["spec"]["dnsNames"]
+    assert "*.nats-headless" in nats_names
+
+
+def test_postgres_takes_every_pool_at_the_most_replicas() -> None:
+    """max_connections covers each service's pool (ServiceSpec.pool_size) at its most pods (the HPA's maximum,
+    or the replicas plus a rollout's surge), each with one connection more (the schema's creation at start; the
+    table's instance lock), and some for the operator, the exporter and reports."""
+    from services.table.settings import TableSettings
+
+    docs = render("prod")
+    (cluster,) = (d for d in docs if d["kind"] == "Cluster")
+    (hpa,) = of_kind(docs, "HorizontalPodAutoscaler").values()
+    needed = 0
+    for name, workload in workloads(docs).items():
+        if name == "gateway":  # no Postgres
+            continue
+        env = {**container_env(workload, docs), **KEY}
+        module = importlib.import_module(f"services.{name}.main")
+        if name == "table":
+            spec = module.spec(TableSettings.from_env(env))
+            pods = hpa["spec"]["maxReplicas"]  # a StatefulSet rolls without surge
+            extra = 2
+        else:
+            spec = module.spec(_settings_of(name, env))
+            pods = workload["spec"]["replicas"] + workload["spec"]["strategy"]["rollingUpdate"]["maxSurge"]
+            extra = 1
+        needed += pods * (spec.pool_size + extra)
+    assert int(cluster["spec"]["postgresql"]["parameters"]["max_connections"]) >= needed + 20
+
+
+def _settings_of(name: str, env: dict[str, str]) -> Any:
+    """What `services.<name>.main.main` hands its `spec`."""
+    module = importlib.import_module(f"services.{name}.settings")
+    for attr in ("MatchmakingSettings", "RatingSettings", "TradeSettings"):
+        if hasattr(module, attr):
+            return getattr(module, attr).from_env(env)
+    return module.common(env)
 
 
 def test_no_overlay_carries_a_token_key() -> None:
