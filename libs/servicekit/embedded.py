@@ -23,6 +23,7 @@ import errno
 import fcntl
 import logging
 import os
+import random
 import shutil
 import signal
 import socket
@@ -88,8 +89,29 @@ def die_with_parent() -> list[str]:
     return [setpriv, "--pdeathsig", "TERM", "--"] if setpriv else []
 
 
+#: Where `free_port` draws from: below Linux's ephemeral range (32768-60999 by default), where the kernel
+#: places the local ends of outgoing connections and the ports of bind(0). A port found free there could
+#: be taken by a connection of one of the platform's dozens of processes before its server bound it
+#: (seen: a replica that could not bind its metrics port).
+PORT_RANGE = (20_000, 32_000)
+_ports = random.Random()  # its own generator: a test seeding `random` must not make two workers agree
+_handed_out: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
+    """A loopback port nothing listens on, never handed out before by this process."""
+    for _ in range(500):
+        port = _ports.randrange(*PORT_RANGE)
+        if port in _handed_out:
+            continue
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _handed_out.add(port)
+        return port
+    with socket.socket() as s:  # the range is full: the kernel's choice
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
 

@@ -133,7 +133,11 @@ class RoutedTableStub(table_pb2_grpc.TableServiceStub):  # type: ignore[misc]
 
         return call
 
-    def _play(self, *args: Any, **kwargs: Any) -> RoutedPlay:
+    def _play(self, request_iterator: Any = None, **kwargs: Any) -> Any:
+        """A routed `Play` (`write` and `read`); given a request iterator, the first instance's own
+        stream, unrouted: requests an iterator already consumed could not be sent again elsewhere."""
+        if request_iterator is not None:
+            return self._home.Play(request_iterator, **kwargs)
         return RoutedPlay(self, kwargs)
 
     def _watch(self, request: table_pb2.WatchTableRequest, **kwargs: Any) -> RoutedWatch:
