@@ -485,8 +485,8 @@ class Run:
             ]
         with contextlib.suppress(grpc.aio.AioRpcError):  # which table-service instance runs how many tables
             listed = await self.stub.ListInstances(table_pb2.ListInstancesRequest(), timeout=5)
-            self.instances = " | ".join(
-                f"{escape(i.instance_id)} at {i.address}: {i.partitions}/{listed.partitions} partitions, "
+            self.instances = "\n".join(
+                f"  {escape(i.instance_id)} at {i.address}: {i.partitions}/{listed.partitions} partitions, "
                 f"{i.tables} tables" + ("" if i.live else " (not live)")
                 for i in listed.instances
             )
@@ -564,7 +564,7 @@ class Run:
         where = (
             f"NATS {self.platform.nats_url}\nPostgres: {escape(psql_command(self.platform.database_url))}\n"
             f"logs: {escape(str(self.data_dir))}/*.log (this view's own: run.log)"
-            + (f"\ntable instances: {self.instances}" if self.instances else "")
+            + (f"\ntable instances:\n{self.instances}" if self.instances else "")
         )
         return Group(
             Panel(header),

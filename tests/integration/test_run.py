@@ -36,7 +36,7 @@ async def test_run_plays_tables_and_stops_cleanly(
     out = capsys.readouterr()
     assert "commands/s" in out.out and "tables running" in out.out
     assert "queue:" in out.out and "leaderboard" in out.out
-    assert "table instances: " in out.out and "64/64 partitions" in out.out  # who runs the tables (ListInstances)
+    assert "table instances:" in out.out and "64/64 partitions" in out.out  # who runs the tables (ListInstances)
     assert "lobby: http://127.0.0.1:" in out.out  # the gateway's lobby, for a person to play in a browser
     assert "stopped:" in out.err
     assert "table service ready" in (tmp_path / "table.log").read_text()
