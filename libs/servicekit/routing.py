@@ -50,6 +50,12 @@ def served_by(exc: grpc.aio.AioRpcError) -> str | None:
     return None
 
 
+def answered(exc: grpc.aio.AioRpcError) -> bool:
+    """Whether an UNAVAILABLE came from a table service (it says when to come back: Postgres away, say),
+    which its caller must see and honour, rather than from a connection to an instance that died."""
+    return any(key == "retry-after-ms" for key, _ in exc.trailing_metadata() or ())
+
+
 def _retry_s(exc: grpc.aio.AioRpcError) -> float:
     for key, value in exc.trailing_metadata() or ():
         if key == "retry-after-ms":
@@ -124,7 +130,11 @@ class RoutedTableStub(table_pb2_grpc.TableServiceStub):  # type: ignore[misc]
                         self.owners.pop(table_id, None)
                         target = None
                         continue
-                    retried = name in RETRIED_AT_HOME and (name != "SubmitCommand" or request.command_id)
+                    retried = (
+                        name in RETRIED_AT_HOME
+                        and (name != "SubmitCommand" or request.command_id)
+                        and not answered(exc)
+                    )
                     if retried and asyncio.get_running_loop().time() < waited_until:
                         # the instance the first channel reached died under the call: another one answers
                         await asyncio.sleep(_retry_s(exc))
@@ -178,12 +188,18 @@ class RoutedPlay:
             try:
                 reply = await self.call.read()
             except grpc.aio.AioRpcError as exc:
-                if exc.code() != grpc.StatusCode.UNAVAILABLE or not self.pending or loop.time() > waited_until:
+                if (
+                    exc.code() != grpc.StatusCode.UNAVAILABLE
+                    or answered(exc)  # the service's own refusal: the caller waits as it says
+                    or self.target is None  # the first channel's own failure: the caller retries it
+                    or not self.pending
+                    or loop.time() > waited_until
+                ):
                     raise
                 reply = None  # the instance this stream went to is gone
-            if reply is None or (reply is grpc.aio.EOF and self.pending):
-                # The stream died or ended with requests unanswered (its instance stopped or died):
-                # the first instance, which knows the next owner or soon will, the same requests.
+            if reply is None or (reply is grpc.aio.EOF and self.pending and self.target is not None):
+                # The stream to a table's owner died or ended with requests unanswered (the owner
+                # stopped or died): the first instance, which knows the next owner or soon will.
                 hops += 1
                 for request in self.pending:
                     self.routed.owners.pop(request.table_id, None)
