@@ -203,7 +203,6 @@ class RoutedPlay:
                 hops += 1
                 for request in self.pending:
                     self.routed.owners.pop(request.table_id, None)
-                await asyncio.sleep(min(1.0, 0.05 * 2**hops) if self.target is None else 0)
                 await self._reopen(None)
                 continue
             if reply is grpc.aio.EOF or not self.pending:

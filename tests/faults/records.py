@@ -1,5 +1,6 @@
-"""What every fault test checks once its games ended: the records agree, money balances, each
-sub-protocol result was applied once, each game was rated once, nobody is left queued.
+"""What every fault test does around its fault: bot tables on the seats matchmaking gave (`bots_for`),
+and the checks once the games ended: the records agree, money balances, each sub-protocol result
+was applied once, each game was rated once, nobody is left queued.
 
 Shared by the single-instance fault suite (`test_faults`) and the chaos test of several instances
 (`test_chaos`); both hand in what the checks read (`Records`).
@@ -31,6 +32,25 @@ class Records(Protocol):
     js: nats.js.JetStreamContext
     stub: table_pb2_grpc.TableServiceStub
     services: SubProtocolStubs
+
+
+def bots_for(
+    rig: Records, tickets: dict[str, list[SeatTicket]], seats: int, clock_scale: int, deadline_s: float
+) -> list[BotTable]:
+    """A bot driver per table matchmaking formed, acting for the seats it gave."""
+    return [
+        BotTable(
+            rig.stub,
+            players=seats,
+            seed=i + 1,
+            clock_scale=clock_scale,
+            services=rig.services,
+            table_id=table_id,
+            tokens={t.seat: t.seat_token for t in seated},
+            deadline_s=deadline_s,
+        )
+        for i, (table_id, seated) in enumerate(tickets.items())
+    ]
 
 
 async def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:

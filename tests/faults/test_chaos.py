@@ -39,7 +39,7 @@ from servicekit.bus import ensure_stream
 from servicekit.embedded import NatsCluster, nats_cluster
 from servicekit.natsauth import ADMIN
 
-from .records import check_records, wait_until
+from .records import bots_for, check_records, wait_until
 from .servers import Postgres
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("chaos")]
@@ -208,19 +208,7 @@ def p99(values: list[float]) -> float:
 
 async def test_chaos_every_service_killed_in_turn_and_a_nats_node(rig: Rig) -> None:
     tickets = await queue_players(rig.mm, TABLES, SEATS, "classic", Console(stderr=True, quiet=True))
-    games = {
-        table_id: BotTable(
-            rig.stub,
-            players=SEATS,
-            seed=i + 1,
-            clock_scale=CLOCK_SCALE,
-            services=rig.services,
-            table_id=table_id,
-            tokens={t.seat: t.seat_token for t in seated},
-            deadline_s=DEADLINE_S,
-        )
-        for i, (table_id, seated) in enumerate(tickets.items())
-    }
+    games = {g.table_id: g for g in bots_for(rig, tickets, SEATS, CLOCK_SCALE, DEADLINE_S)}
     tasks = [asyncio.create_task(g.play()) for g in games.values()]
     chaos = Chaos(rig, games)
     try:

@@ -36,7 +36,7 @@ from client.platform import Platform
 from monopoly.v1 import rating_pb2_grpc, table_pb2_grpc
 from servicekit.bus import ensure_stream
 
-from .records import check_records, wait_until
+from .records import bots_for, check_records, wait_until
 from .servers import Nats, Postgres
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("faults")]
@@ -131,19 +131,7 @@ async def play_through(rig: Rig, name: str, fault: Callable[[], Awaitable[int]])
     """Form tables, start playing, inject `fault` (it returns how many processes it killed) once every
     table has committed commands, let every game end, then check every record."""
     tickets = await queue_players(rig.mm, TABLES, SEATS, "classic", Console(stderr=True, quiet=True))
-    games = [
-        BotTable(
-            rig.stub,
-            players=SEATS,
-            seed=i + 1,
-            clock_scale=CLOCK_SCALE,
-            services=rig.services,
-            table_id=table_id,
-            tokens={t.seat: t.seat_token for t in seated},
-            deadline_s=DEADLINE_S,
-        )
-        for i, (table_id, seated) in enumerate(tickets.items())
-    ]
+    games = bots_for(rig, tickets, SEATS, CLOCK_SCALE, DEADLINE_S)
     tasks = [asyncio.create_task(g.play()) for g in games]
     try:
         await wait_until(lambda: all(g.commands >= 20 for g in games), 120, "every table to play")
