@@ -636,8 +636,7 @@ class Tables:
         """The table's actor, read from Postgres if it is not in memory (never loaded, or evicted);
         `touch`: a caller's use (False: a deadline's wake-up, which keeps the table idle). A table of a
         partition this instance does not hold: `Elsewhere`, naming its owner."""
-        actor = self.actors.get(table_id)
-        if actor is None:
+        while (actor := self.actors.get(table_id)) is None:
             try:
                 self._owned(table_id)
             except Elsewhere:
@@ -646,9 +645,13 @@ class Tables:
             if task is None:
                 task = self._loading[table_id] = asyncio.create_task(self._load(table_id))
             try:
-                actor = await task
+                loaded = await task
             finally:
                 self._loading.pop(table_id, None)
+            # Between the load's end and this caller's turn the partition may have moved on or the sweep
+            # evicted the actor: a caller given that one (a watcher) would wait on a table nobody runs here.
+            if loaded.moved:
+                raise await self.elsewhere(table_id)
         if touch:  # no await from here to the caller: the sweep cannot take it in between
             actor.used = time.monotonic()
         return actor

@@ -19,9 +19,10 @@ from client import BotTable, connect
 from client.platform import Platform
 from monopoly.v1 import table_pb2, table_pb2_grpc
 from servicekit import db, grpcserver
+from servicekit.errors import Elsewhere
 from servicekit.wire import command_to_proto
 from services.table.api import TableService, register
-from services.table.tables import Tables
+from services.table.tables import TableActor, Tables
 
 from .helpers import event_rows, get
 
@@ -147,3 +148,35 @@ async def test_an_evicted_unfinished_tables_turn_timer_still_fires(served: Serve
     await evicted(tables, table_id)  # and, idle again, it leaves memory again
     rows = await event_rows(tables.pool, table_id)
     assert [r["seq"] for r in rows] == list(range(1, len(rows) + 1))
+
+
+async def test_a_caller_waiting_on_a_load_is_never_given_an_actor_evicted_or_moved_meanwhile(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between a table's load and its waiting caller's turn the sweep may evict the actor, or the
+    partition move on: a watcher given that actor would wait for ever on events nobody sends it."""
+    tables, stub = served
+    table_id = await BotTable(stub, seed=1503, players=2).create()
+    await evicted(tables, table_id)
+    load = Tables._load
+    fate = ["evicted"]
+
+    async def load_then(self: Tables, tid: str) -> TableActor:
+        actor = await load(self, tid)
+        if fate:
+            what = fate.pop()
+            if what == "evicted":
+                self.idle._evict(actor)
+            else:
+                self._moved(actor)
+        return actor
+
+    monkeypatch.setattr(Tables, "_load", load_then)
+    actor = await tables.get(table_id)  # the first load's actor was evicted: a second load gives a live one
+    assert not actor.evicted and not actor.moved and tables.actors[table_id] is actor
+
+    await evicted(tables, table_id)
+    fate.append("moved")
+    with pytest.raises(Elsewhere):
+        await tables.get(table_id)
+    assert table_id not in tables.actors
