@@ -29,7 +29,7 @@ import json
 import logging
 import uuid
 from collections import Counter
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,6 +76,8 @@ log = logging.getLogger("client.bots")
 POLL_S = 0.05
 #: How often the driver looks whether the table's stream brought a service's result to the replica.
 CATCH_UP_S = 0.002
+#: A watch stream silent this long is checked against the table (`BotTable._watch_for_silence`).
+WATCH_SILENCE_S = 5.0
 #: How long a bot waits before trying a service that did not answer (UNAVAILABLE: restarting).
 RETRY_S = 0.25
 #: Codes after which a call is tried again (after the server's `retry-after-ms`, else RETRY_S): the
@@ -183,6 +185,8 @@ class BotTable:
     status_codes: Counter[str] = field(default_factory=Counter)
     #: Moves that failed for a reason the rules do not explain (each logged, then decided again).
     errors: int = 0
+    #: Watch streams that fell silent while the table moved on (each logged, then opened again).
+    stale_watches: int = 0
     latencies: list[float] = field(default_factory=list)
     #: Called with (table, event) for every event the replica applies.
     on_event: Callable[[BotTable, Event], None] | None = None
@@ -228,13 +232,17 @@ class BotTable:
         self._stopped = False
         self._bots = {s: make_bot(self.bots, draw(self.seed or 1, 1000 + s)) for s in self.tokens}
         self._acting: asyncio.Task[None] | None = None
+        self._heard = asyncio.get_running_loop().time()  # when the watch stream last brought something
+        self._stale = False  # the watchdog cancelled the current stream (`_watch_for_silence`)
         stream: Any = None
+        watchdog = asyncio.create_task(self._watch_for_silence(lambda: stream))
         watches = 0
         try:
             while self.state is None or not self.state.finished:
                 if watches:
                     await asyncio.sleep(POLL_S)  # a stream that ended early is opened again, not in a spin
                 watches += 1
+                self._stale = False
                 # From the replica's seq on: a stream the service dropped (restart, outage) resumes there.
                 stream = self.stub.WatchTable(
                     table_pb2.WatchTableRequest(
@@ -243,8 +251,10 @@ class BotTable:
                         from_seq=self.state.seq if self.state is not None else 0,
                     )
                 )
+                items = aiter(stream)
                 try:
-                    async for item in stream:
+                    async for item in items:
+                        self._heard = asyncio.get_running_loop().time()
                         if item.HasField("snapshot"):
                             self.state = codec.state_from_data(json.loads(item.snapshot.state_json))
                         elif item.HasField("batch"):
@@ -261,8 +271,17 @@ class BotTable:
                     await asyncio.sleep(retry_after(exc))
                     await self._resync()
                     self._maybe_act()
+                except asyncio.CancelledError:
+                    task = asyncio.current_task()
+                    if not self._stale or (task is not None and task.cancelling()):
+                        raise  # this driver was cancelled, not just the silent stream
+                    self._stale = False
+                finally:
+                    if isinstance(items, AsyncGenerator):  # a routed stream's generator: closed here, not by the GC
+                        await items.aclose()
         finally:
             self._stopped = True  # first: a decision scheduled meanwhile must not start another move
+            watchdog.cancel()
             if stream is not None:
                 stream.cancel()
             if self._acting is not None:
@@ -272,8 +291,39 @@ class BotTable:
             if self._play is not None:
                 self._play.cancel()
                 self._play = None
+            with contextlib.suppress(BaseException):
+                await watchdog
         assert self.state is not None
         return self.state
+
+    async def _watch_for_silence(self, current: Callable[[], Any]) -> None:
+        """Reopen a watch stream that fell silent while the table moved on (its server lost track of it,
+        or a connection died unnoticed): every WATCH_SILENCE_S without an item, the table's seq is read
+        (GetTable); ahead of the replica's, the stream is cancelled and `play` opens it again."""
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(WATCH_SILENCE_S)
+            if self.state is None or loop.time() - self._heard < WATCH_SILENCE_S:
+                continue
+            try:
+                request = table_pb2.GetTableRequest(table_id=self.table_id)
+                view = await self.stub.GetTable(request, timeout=self.deadline_s)
+            except grpc.aio.AioRpcError:
+                continue
+            stream = current()
+            if view.seq > self.state.seq and loop.time() - self._heard >= WATCH_SILENCE_S and stream is not None:
+                self.stale_watches += 1
+                log.warning(
+                    "table %s: the watch stream was silent %.0f s while the table went from seq %d to %d; "
+                    "opening it again",
+                    self.table_id,
+                    loop.time() - self._heard,
+                    self.state.seq,
+                    view.seq,
+                )
+                self._stale = True
+                self._heard = loop.time()
+                stream.cancel()
 
     def _apply(self, envelopes: Sequence[common_pb2.Envelope]) -> None:
         """Bring the replica up to date; events it already has (by seq) are skipped."""
