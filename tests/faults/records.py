@@ -72,6 +72,41 @@ async def eventually(check: Callable[[], Awaitable[bool]], timeout: float, what:
         await asyncio.sleep(0.2)
 
 
+async def describe_stalled(rig: Records, games: list[BotTable]) -> str:
+    """What a game that never ended was waiting for: its driver's replica and last answers against what
+    Postgres holds (the table's seq, its last events, its partition's owner), one line per game."""
+    lines = []
+    for g in games:
+        replica = g.state
+        mine = (
+            f"replica seq {replica.seq} phase {replica.phase.name} actor {replica.actor} paused {replica.paused}"
+            if replica is not None
+            else "no replica"
+        )
+        acting = g._acting  # a test's diagnosis of the driver
+        busy = "none" if acting is None else ("done" if acting.done() else "running")
+        try:
+            async with rig.pool.acquire() as conn:
+                row = await conn.fetchrow("SELECT seq, finished FROM tables WHERE table_id = $1", g.table_id)
+                last = await conn.fetch(
+                    "SELECT seq, type FROM table_events WHERE table_id = $1 ORDER BY seq DESC LIMIT 4", g.table_id
+                )
+                owner = await conn.fetchval(
+                    "SELECT l.owner FROM partition_leases l JOIN tables t ON t.partition = l.partition "
+                    "WHERE t.table_id = $1",
+                    g.table_id,
+                )
+            recent = ", ".join(f"{r['seq']}:{r['type']}" for r in reversed(last))
+            held = f"Postgres seq {row['seq']} finished {row['finished']}, last events {recent}, owner {owner}"
+        except Exception as exc:  # a diagnosis must not hide the failure it explains
+            held = f"Postgres not read ({type(exc).__name__}: {exc})"
+        lines.append(
+            f"{g.table_id}: {mine}; acting task {busy}; {g.commands} commands, {g.unavailable} retries, "
+            f"answers {dict(g.status_codes)}, {g.errors} errors; {held}"
+        )
+    return "\n".join(lines)
+
+
 async def check_records(rig: Records, games: list[BotTable], tickets: dict[str, list[SeatTicket]]) -> int:
     events = 0
     for g in games:

@@ -39,7 +39,7 @@ from servicekit.bus import ensure_stream
 from servicekit.embedded import NatsCluster, nats_cluster
 from servicekit.natsauth import ADMIN
 
-from .records import bots_for, check_records, wait_until
+from .records import bots_for, check_records, describe_stalled, wait_until
 from .servers import Postgres
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("chaos")]
@@ -217,7 +217,12 @@ async def test_chaos_every_service_killed_in_turn_and_a_nats_node(rig: Rig) -> N
         done, pending = await asyncio.wait(tasks, timeout=GAME_TIMEOUT_S)
         for task in done:
             task.result()  # a client that gave up raises here
-        assert not pending, f"{len(pending)} of {len(games)} games did not end after the chaos"
+        if pending:
+            stalled = [g for g, t in zip(games.values(), tasks, strict=True) if t in pending]
+            raise AssertionError(
+                f"{len(pending)} of {len(games)} games did not end after the chaos (kills: {', '.join(chaos.kills)}):\n"
+                + await describe_stalled(rig, stalled)
+            )
     finally:
         for task in tasks:
             task.cancel()

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import signal
 import tempfile
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,14 +31,18 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from rich.console import Console
 
+from bots import make_bot
 from client import BotTable, SubProtocolStubs, connect, platform_channel
 from client.demo import queue_players
 from client.matchmaking import MatchmakingClient
 from client.platform import Platform
-from monopoly.v1 import rating_pb2_grpc, table_pb2_grpc
+from engine import codec
+from engine.rng import draw
+from monopoly.v1 import rating_pb2_grpc, table_pb2, table_pb2_grpc
 from servicekit.bus import ensure_stream
+from servicekit.wire import command_to_proto
 
-from .records import bots_for, check_records, wait_until
+from .records import bots_for, check_records, describe_stalled, wait_until
 from .servers import Nats, Postgres
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("faults")]
@@ -127,8 +133,8 @@ class Progress:
         return self.longest
 
 
-async def play_through(rig: Rig, name: str, fault: Callable[[], Awaitable[int]]) -> list[BotTable]:
-    """Form tables, start playing, inject `fault` (it returns how many processes it killed) once every
+async def play_through(rig: Rig, name: str, fault: Callable[[list[BotTable]], Awaitable[int]]) -> list[BotTable]:
+    """Form tables, start playing, inject `fault` on them (it returns how many processes it killed) once every
     table has committed commands, let every game end, then check every record."""
     tickets = await queue_players(rig.mm, TABLES, SEATS, "classic", Console(stderr=True, quiet=True))
     games = bots_for(rig, tickets, SEATS, CLOCK_SCALE, DEADLINE_S)
@@ -137,13 +143,18 @@ async def play_through(rig: Rig, name: str, fault: Callable[[], Awaitable[int]])
         await wait_until(lambda: all(g.commands >= 20 for g in games), 120, "every table to play")
         progress = Progress(games)
         started = time.monotonic()
-        kills = await fault()
+        kills = await fault(games)
         outage = time.monotonic() - started
         done, pending = await asyncio.wait(tasks, timeout=GAME_TIMEOUT_S)
         pause = progress.stop()
         for task in done:
             task.result()  # a client that gave up raises here
-        assert not pending, f"{len(pending)} of {len(games)} games did not end after {name}"
+        if pending:
+            stalled = [g for g, t in zip(games, tasks, strict=True) if t in pending]
+            raise AssertionError(
+                f"{len(pending)} of {len(games)} games did not end after {name}:\n"
+                + await describe_stalled(rig, stalled)
+            )
     finally:
         for task in tasks:
             task.cancel()
@@ -180,7 +191,7 @@ async def until_health(rig: Rig, status: int, timeout: float) -> None:
 
 
 async def test_a_postgres_sigkill_and_restart_on_the_same_data_dir(rig: Rig) -> None:
-    async def fault() -> int:
+    async def fault(games: list[BotTable]) -> int:
         rig.postgres.kill()
         await asyncio.sleep(1.0)
         await rig.postgres.start()
@@ -190,12 +201,15 @@ async def test_a_postgres_sigkill_and_restart_on_the_same_data_dir(rig: Rig) -> 
 
 
 async def test_b_postgres_stopped_for_10_s(rig: Rig) -> None:
-    async def fault() -> int:
+    probes: list[str] = []
+
+    async def fault(games: list[BotTable]) -> int:
         await rig.postgres.stop()
         started = time.monotonic()
         try:
             # Health is honest meanwhile: NOT_SERVING while Postgres is away, SERVING once it is back.
             await until_health(rig, health_pb2.HealthCheckResponse.NOT_SERVING, OUTAGE_S)
+            probes.extend(await probe_outage(rig, games, started + OUTAGE_S))
             await asyncio.sleep(max(0.0, OUTAGE_S - (time.monotonic() - started)))
         finally:  # a failed check must not leave Postgres down for the faults after it
             await rig.postgres.start()
@@ -203,14 +217,45 @@ async def test_b_postgres_stopped_for_10_s(rig: Rig) -> None:
         return 0
 
     games = await play_through(rig, "(b) Postgres stopped 10 s", fault)
-    # The table's refusals on the Play stream said how long to wait (PlayRefusal.retry_after_ms).
-    unavailable = sum(g.unavailable for g in games)
-    assert unavailable > 0, "no client saw the outage"
-    assert sum(g.hinted for g in games) > 0, f"none of {unavailable} UNAVAILABLE answers had a retry hint"
+    assert sum(g.unavailable for g in games) > 0, "no client saw the outage"
+    # A move sent while Postgres was away was refused with UNAVAILABLE and told how long to wait.
+    assert probes and probes[-1] == "UNAVAILABLE+hint", f"no UNAVAILABLE with a retry hint; answers: {probes}"
+
+
+async def probe_outage(rig: Rig, games: list[BotTable], until: float) -> list[str]:
+    """Send the move a bot would make now to each table in turn, until one is refused with UNAVAILABLE and
+    a `retry-after-ms` hint (Postgres is away: the table cannot commit it) or `until`; the answers seen,
+    the last one "UNAVAILABLE+hint" if it came. A move the table takes after the outage is a move of the
+    game like any other (the seat's own token, a fresh command id)."""
+    answers: list[str] = []
+    bot = make_bot("heuristic", draw(1, 7))
+    while time.monotonic() < until:
+        for game in games:
+            try:
+                view = await rig.stub.GetTable(table_pb2.GetTableRequest(table_id=game.table_id), timeout=2)
+                state = codec.state_from_data(json.loads(view.state_json))
+                if state.finished or state.actor not in game.tokens:
+                    continue
+                request = table_pb2.SubmitCommandRequest(
+                    table_id=game.table_id,
+                    command_id=uuid.uuid4().hex,
+                    seat_token=game.tokens[state.actor],
+                    command=command_to_proto(bot.choose(state, state.actor)),
+                    expected_seq=state.seq,
+                )
+                await rig.stub.SubmitCommand(request, timeout=2)
+                answers.append("OK")
+            except grpc.aio.AioRpcError as exc:
+                hinted = any(key == "retry-after-ms" for key, _ in exc.trailing_metadata() or ())
+                answers.append(exc.code().name + ("+hint" if hinted else ""))
+                if exc.code() == grpc.StatusCode.UNAVAILABLE and hinted:
+                    return answers
+            await asyncio.sleep(0.2)
+    return answers
 
 
 async def test_c_nats_sigkill_and_restart(rig: Rig) -> None:
-    async def fault() -> int:
+    async def fault(games: list[BotTable]) -> int:
         rig.nats_server.kill()
         await asyncio.sleep(1.0)
         rig.nats_server.start()
@@ -220,7 +265,7 @@ async def test_c_nats_sigkill_and_restart(rig: Rig) -> None:
 
 
 async def test_d_the_table_service_frozen_past_the_clients_deadlines(rig: Rig) -> None:
-    async def fault() -> int:
+    async def fault(games: list[BotTable]) -> int:
         proc = rig.platform.table.proc
         assert proc is not None
         proc.send_signal(signal.SIGSTOP)
@@ -234,7 +279,7 @@ async def test_d_the_table_service_frozen_past_the_clients_deadlines(rig: Rig) -
 
 
 async def test_e_a_service_killed_while_postgres_is_down(rig: Rig) -> None:
-    async def fault() -> int:
+    async def fault(games: list[BotTable]) -> int:
         await rig.postgres.stop()
         await rig.platform.table.kill()
         starting = asyncio.create_task(rig.platform.table.start())  # waits for Postgres (servicekit.db)
