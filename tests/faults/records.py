@@ -102,7 +102,7 @@ async def describe_stalled(rig: Records, games: list[BotTable]) -> str:
             held = f"Postgres not read ({type(exc).__name__}: {exc})"
         lines.append(
             f"{g.table_id}: {mine}; acting task {busy}; {g.commands} commands, {g.unavailable} retries, "
-            f"answers {dict(g.status_codes)}, {g.errors} errors; {held}"
+            f"answers {dict(g.status_codes)}, {g.errors} errors, {g.stale_watches} silent watches; {held}"
         )
     return "\n".join(lines)
 

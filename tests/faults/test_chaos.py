@@ -235,5 +235,6 @@ async def test_chaos_every_service_killed_in_turn_and_a_nats_node(rig: Rig) -> N
         f"\nchaos: {len(games)} tables, {events} events, {len(chaos.kills)} kills ({', '.join(chaos.kills)}); "
         f"failover pause of {len(chaos.pauses)} tables: median {statistics.median(chaos.pauses):.2f} s, "
         f"p99 {p99(chaos.pauses):.2f} s, max {max(chaos.pauses):.2f} s (goal p99 < 5 s); "
-        f"{sum(g.unavailable for g in games.values())} retries by clients"
+        f"{sum(g.unavailable for g in games.values())} retries by clients, "
+        f"{sum(g.stale_watches for g in games.values())} silent watch streams opened again"
     )

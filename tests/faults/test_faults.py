@@ -163,7 +163,8 @@ async def play_through(rig: Rig, name: str, fault: Callable[[list[BotTable]], Aw
     REPORT.append(
         f"fault {name}: injected for {outage:.1f} s, longest pause players saw {pause:.1f} s; "
         f"{len(games)} tables, {events} events, "
-        f"{kills} processes killed; {sum(g.unavailable for g in games)} retries by clients"
+        f"{kills} processes killed; {sum(g.unavailable for g in games)} retries by clients, "
+        f"{sum(g.stale_watches for g in games)} silent watch streams opened again"
     )
     return games
 
