@@ -60,6 +60,13 @@ class Refused(SystemExit):
     """A start that must not go on (another partition count, an instance id in use): the message says why."""
 
 
+class IdInUse(Exception):
+    """The instance id's advisory lock is held by another session. At the start: another live instance
+    has the id (`Refused`). Taking it again after the lock's connection was lost: most likely this
+    instance's own old session, which Postgres has not yet seen die; the next heartbeat tries again
+    (meanwhile nothing is renewed, so the fence stops this instance's commits once its leases expire)."""
+
+
 def partition_of(table_id: str, partitions: int) -> int:
     """A table's partition: stable across processes and versions (the same as migration 004's backfill,
     `('x' || substr(md5(table_id), 1, 15))::bit(60)::bigint % P`)."""
@@ -148,17 +155,17 @@ class Leases:
                 self.partitions,
             )
             key = await conn.fetchval("SELECT hashtext(current_schema() || '/' || $1)", self.instance_id)
-        await self._take_id(key)
+        try:
+            await self._take_id(key)
+        except IdInUse as exc:
+            raise Refused(f"table service: {exc}; give each instance its own TABLE_INSTANCE_ID") from None
         await self.beat()
 
     async def _take_id(self, key: int) -> None:
         conn = await asyncpg.connect(self.database_url)
         try:
             if not await conn.fetchval("SELECT pg_try_advisory_lock($1, $2)", LOCK_NAMESPACE, key):
-                raise Refused(
-                    f"table service: instance id {self.instance_id!r} is in use by another live instance; "
-                    "give each instance its own TABLE_INSTANCE_ID"
-                )
+                raise IdInUse(f"instance id {self.instance_id!r} is in use by another live instance")
         except BaseException:
             await conn.close()
             raise
