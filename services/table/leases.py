@@ -246,8 +246,9 @@ class Leases:
                 self.instance_id,
                 self.address,
             )
-            await conn.execute(
-                "DELETE FROM table_instances WHERE heartbeat_at < now() - make_interval(secs => $1)",
+            await conn.execute(  # SKIP LOCKED: two instances forgetting the same rows never deadlock
+                "DELETE FROM table_instances WHERE instance_id IN (SELECT instance_id FROM table_instances "
+                "WHERE heartbeat_at < now() - make_interval(secs => $1) FOR UPDATE SKIP LOCKED)",
                 self.ttl_s * FORGET_AFTER_TTLS,
             )
             held = sorted(self.held)
