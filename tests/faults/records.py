@@ -107,6 +107,27 @@ async def describe_stalled(rig: Records, games: list[BotTable]) -> str:
     return "\n".join(lines)
 
 
+#: How long the ratings may stand still before the check gives up on them (`while_progressing`).
+RATING_STALL_S = 60.0
+
+
+async def while_progressing(check: Callable[[], Awaitable[tuple[int, bool]]], stall_s: float, what: str) -> None:
+    """Wait until `check` says done; it also returns a count of what is done so far, and the wait fails
+    only when that count stood still for `stall_s` (a backlog worked through is not a stall)."""
+    best = -1
+    deadline = time.monotonic() + stall_s
+    while True:
+        with contextlib.suppress(OSError, asyncpg.PostgresError, asyncpg.InterfaceError):
+            count, done = await check()
+            if done:
+                return
+            if count > best:
+                best, deadline = count, time.monotonic() + stall_s
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}: no progress in {stall_s:.0f} s (at {best})")
+        await asyncio.sleep(0.2)
+
+
 async def check_records(rig: Records, games: list[BotTable], tickets: dict[str, list[SeatTicket]]) -> int:
     events = 0
     for g in games:
@@ -121,7 +142,7 @@ async def check_records(rig: Records, games: list[BotTable], tickets: dict[str, 
     players = [t.player.player_id for seated in tickets.values() for t in seated]
     table_ids = list(tickets)
 
-    async def rated_once() -> bool:
+    async def judged() -> tuple[int, bool]:
         async with rig.pool.acquire() as conn:
             rows = await conn.fetch(
                 "SELECT table_id, rated FROM rating.rated_games WHERE table_id = ANY($1::text[])", table_ids
@@ -129,9 +150,15 @@ async def check_records(rig: Records, games: list[BotTable], tickets: dict[str, 
             results = await conn.fetchval(
                 "SELECT count(*) FROM rating.results WHERE table_id = ANY($1::text[])", table_ids
             )
-        return len(rows) == len(table_ids) and all(r["rated"] for r in rows) and results == len(players)
+            rounds = await conn.fetchval(  # the turn signals worked through so far
+                "SELECT COALESCE(sum(rounds), 0) FROM rating.tables WHERE table_id = ANY($1::text[])", table_ids
+            )
+        done = len(rows) == len(table_ids) and all(r["rated"] for r in rows) and results == len(players)
+        return len(rows) + results + rounds, done
 
-    await eventually(rated_once, 60, "every game rated")
+    # The rating service works through every game's turn signals first: after a chaos its backlog may
+    # take minutes on a loaded machine. Waited for while it moves; a stall of RATING_STALL_S fails.
+    await while_progressing(judged, RATING_STALL_S, "every game rated")
     async with rig.pool.acquire() as conn:
         games_per_player = await conn.fetch(
             "SELECT player, games FROM rating.ratings WHERE player = ANY($1::text[])", players
