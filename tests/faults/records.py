@@ -107,6 +107,8 @@ async def describe_stalled(rig: Records, games: list[BotTable]) -> str:
     return "\n".join(lines)
 
 
+#: R1: the rounds a game must last to be rated.
+MIN_ROUNDS = 10
 #: How long the ratings may stand still before the check gives up on them (`while_progressing`).
 RATING_STALL_S = 60.0
 
@@ -141,6 +143,9 @@ async def check_records(rig: Records, games: list[BotTable], tickets: dict[str, 
         await applied_once(rig, g.table_id)
     players = [t.player.player_id for seated in tickets.values() for t in seated]
     table_ids = list(tickets)
+    # R1: a game of fewer than 10 rounds is judged unrated (a fault can end one early: missed turns, E2);
+    # the rest rated. Either way each game is judged once, every seat with one result.
+    rated = {g.table_id: g.state is not None and g.state.round >= MIN_ROUNDS for g in games}
 
     async def judged() -> tuple[int, bool]:
         async with rig.pool.acquire() as conn:
@@ -153,17 +158,21 @@ async def check_records(rig: Records, games: list[BotTable], tickets: dict[str, 
             rounds = await conn.fetchval(  # the turn signals worked through so far
                 "SELECT COALESCE(sum(rounds), 0) FROM rating.tables WHERE table_id = ANY($1::text[])", table_ids
             )
-        done = len(rows) == len(table_ids) and all(r["rated"] for r in rows) and results == len(players)
+        done = len(rows) == len(table_ids) and results == len(players)
+        if done:
+            verdicts = {r["table_id"]: r["rated"] for r in rows}
+            assert verdicts == rated, f"verdicts {verdicts}, by R1 {rated}"
         return len(rows) + results + rounds, done
 
     # The rating service works through every game's turn signals first: after a chaos its backlog may
     # take minutes on a loaded machine. Waited for while it moves; a stall of RATING_STALL_S fails.
-    await while_progressing(judged, RATING_STALL_S, "every game rated")
+    await while_progressing(judged, RATING_STALL_S, "every game judged")
+    rated_players = sorted(t.player.player_id for tid, seated in tickets.items() if rated[tid] for t in seated)
     async with rig.pool.acquire() as conn:
         games_per_player = await conn.fetch(
             "SELECT player, games FROM rating.ratings WHERE player = ANY($1::text[])", players
         )
-    assert sorted(r["games"] for r in games_per_player) == [1] * len(players), games_per_player
+    assert sorted((r["player"], r["games"]) for r in games_per_player) == [(p, 1) for p in rated_players]
 
     async def nobody_left() -> bool:
         async with rig.pool.acquire() as conn:
