@@ -118,7 +118,7 @@ class Idle:
     @staticmethod
     def _due_s(actor: TableActor) -> float | None:
         due = next_deadline(actor.state)
-        return None if due is None else (actor.epoch_ms + due / actor.scale) / 1000
+        return None if due is None else actor.wall_due_ms(due) / 1000
 
     def _evict(self, actor: TableActor) -> None:
         table_id = actor.table_id

@@ -44,7 +44,7 @@ class TablesCollector(Collector):
             status = "finished" if state.finished else "waiting" if state.paused else "active"
             counts[state.config.mode, status] += 1
             if not state.finished and (due := next_deadline(state)) is not None:
-                overdue_ms = max(overdue_ms, now - (actor.epoch_ms + due / actor.scale))
+                overdue_ms = max(overdue_ms, now - actor.wall_due_ms(due))
         idle = getattr(self.tables, "idle", None)  # evicted tables wait for their deadline on its heap
         if idle is not None:
             overdue_ms = max(overdue_ms, idle.overdue_s() * 1000)

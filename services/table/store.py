@@ -22,6 +22,8 @@ class TableRow:
     finished: bool
     snapshot: dict[str, Any] | None
     snapshot_seq: int
+    #: Wall ms the table's clock stood still while the table could not be saved (migration 006).
+    clock_stopped_ms: int = 0
 
 
 def _row(r: asyncpg.Record) -> TableRow:
@@ -35,6 +37,7 @@ def _row(r: asyncpg.Record) -> TableRow:
         r["finished"],
         snapshot,
         r["snapshot_seq"],
+        r["clock_stopped_ms"],
     )
 
 
@@ -163,6 +166,23 @@ async def answered(conn: asyncpg.Connection, table_id: str, command_id: str) -> 
 async def table(conn: asyncpg.Connection, table_id: str) -> TableRow | None:
     r = await conn.fetchrow("SELECT * FROM tables WHERE table_id = $1", table_id)
     return _row(r) if r is not None else None
+
+
+async def stop_clock(conn: asyncpg.Connection, table_id: str, stopped_ms: int, fence: tuple[str, int] | None) -> bool:
+    """Record how long the table's clock has stood still; False if this instance's lease on the table's
+    partition moved on meanwhile (another owner took it: nothing written). The lease may have run out
+    with the outage: it still counts while nobody else took it (the next heartbeat renews it)."""
+    if fence is None:
+        result = await conn.execute("UPDATE tables SET clock_stopped_ms = $2 WHERE table_id = $1", table_id, stopped_ms)
+    else:
+        result = await conn.execute(
+            "UPDATE tables t SET clock_stopped_ms = $2 FROM partition_leases l "
+            "WHERE t.table_id = $1 AND l.partition = t.partition AND l.owner = $3 AND l.epoch = $4",
+            table_id,
+            stopped_ms,
+            *fence,
+        )
+    return bool(result != "UPDATE 0")
 
 
 async def unfinished(conn: asyncpg.Connection, partitions: Sequence[int] | None = None) -> list[TableRow]:

@@ -148,6 +148,11 @@ class TableActor:
     lease_epoch: int | None = None
     #: Another instance runs the table now (its lease moved): this state is no longer authoritative.
     moved: bool = False
+    #: Wall ms the table's clock has stood still, outages of Postgres while it could not be saved
+    #: (`tables.clock_stopped_ms`): game time does not run while nobody can act.
+    stopped_ms: int = 0
+    #: When the current outage began (wall ms of the first commit that could not be saved; None: none).
+    outage_since: int | None = None
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"table-{self.table_id}")
@@ -171,7 +176,11 @@ class TableActor:
             ACTIVE_TABLES.dec()
 
     def game_now(self) -> int:
-        return max(self.state.clock, (wall_ms() - self.epoch_ms) * self.scale)
+        return max(self.state.clock, (wall_ms() - self.epoch_ms - self.stopped_ms) * self.scale)
+
+    def wall_due_ms(self, due: int) -> float:
+        """The wall time (unix ms) at which game time reaches `due`."""
+        return self.epoch_ms + self.stopped_ms + due / self.scale
 
     async def submit(self, command: Command | None, command_id: str = "", seat: int | None = None) -> bytes:
         """Queue a command (None: just the clock) and wait for its committed answer."""
@@ -230,8 +239,7 @@ class TableActor:
         due = None if self.state.finished else next_deadline(self.state)
         if due is None:
             return
-        wall_due_ms = self.epoch_ms + due / self.scale
-        delay = max(0.0, (wall_due_ms - wall_ms()) / 1000) + 0.002
+        delay = max(0.0, (self.wall_due_ms(due) - wall_ms()) / 1000) + 0.002
         self.timer = asyncio.get_running_loop().call_later(delay, self.wake)
 
     def wake(self) -> None:
@@ -348,9 +356,11 @@ class TableActor:
             await self.tables.committer.append(args)  # with other tables' commits waiting meanwhile
         except NotSent as exc:
             self.unsure = True  # nothing was sent; the next command first waits for Postgres
+            self._outage()
             raise Unavailable(f"the table could not be saved ({exc}); nothing changed") from exc
         except OutcomeUnknown as exc:
             lost = exc
+            self._outage()
         except asyncpg.PostgresError as exc:
             if not fenced(exc):
                 raise
@@ -400,13 +410,20 @@ class TableActor:
                 q.put_nowait(None)
             ACTIVE_TABLES.dec()
 
+    def _outage(self) -> None:
+        """The table could not be saved: its clock stands still from now until Postgres answers again."""
+        if self.outage_since is None:
+            self.outage_since = wall_ms()
+
     async def _resync(self, last_seq: int | None = None) -> bool:
         """Take the table's state from Postgres, retrying with backoff while it is away; True if
-        Postgres holds seq `last_seq` (the uncertain commit went through)."""
+        Postgres holds seq `last_seq` (the uncertain commit went through). After an outage the time
+        Postgres was away is first taken off the table's clock (`_stop_clock`)."""
         delay = RESYNC_FIRST_DELAY_S
         while True:
             try:
                 row, state = await self.tables.read(self.table_id)
+                kept = await self._stop_clock() if self.outage_since is not None else True
                 break
             except Exception as exc:
                 if not unreachable(exc):
@@ -417,7 +434,28 @@ class TableActor:
         self.state = state
         self.snapshot_seq = row.snapshot_seq if row.snapshot is not None else 0
         self.unsure = False
+        if not kept:  # another instance took the table's partition meanwhile
+            raise await self.tables.lost_lease(self)
         return last_seq is not None and row.seq >= last_seq
+
+    async def _stop_clock(self) -> bool:
+        """E2 on the platform's side: a player is not timed out for the platform's outage. The wall
+        time from the first commit that could not be saved until now is recorded as time the clock
+        stood still, so the deadlines move on by as much, here and wherever the table is read next.
+        False: this instance no longer holds the table's partition (nothing recorded)."""
+        assert self.outage_since is not None
+        stopped = self.stopped_ms + max(0, wall_ms() - self.outage_since)
+        async with self.tables.pool.acquire() as conn:
+            kept = await store.stop_clock(conn, self.table_id, stopped, self.tables.fence(self))
+        if kept:
+            log.info(
+                "table %s: its clock stood still %.1f s while the table could not be saved",
+                self.table_id,
+                (stopped - self.stopped_ms) / 1000,
+            )
+            self.stopped_ms = stopped
+            self.outage_since = None
+        return kept
 
 
 def rebuild(row: store.TableRow, rows: list[asyncpg.Record]) -> TableState:
@@ -663,7 +701,14 @@ class Tables:
             raise await self.elsewhere(table_id)
         snapshot_seq = row.snapshot_seq if row.snapshot is not None else 0
         actor = TableActor(
-            self, table_id, state, row.clock_epoch_ms, row.clock_scale, snapshot_seq, lease_epoch=lease_epoch
+            self,
+            table_id,
+            state,
+            row.clock_epoch_ms,
+            row.clock_scale,
+            snapshot_seq,
+            lease_epoch=lease_epoch,
+            stopped_ms=row.clock_stopped_ms,
         )
         self.actors[table_id] = actor
         self.idle.adopted(table_id)

@@ -336,3 +336,42 @@ async def test_a_group_whose_connection_is_refused_was_not_sent(raw_pool: asyncp
             await committer.append(next_commit(actor, HeuristicBot(4), "n1"))
     finally:
         await committer.stop()
+
+
+async def test_the_clock_stands_still_while_the_table_cannot_be_saved(tables: Tables) -> None:
+    """E2: a player is not timed out for the platform's outage. At clock scale 100 the turn timer
+    (75 s, E1) runs out in 0.75 s; Postgres is away 3 s (four timers' worth, beyond the three missed
+    turns that bankrupt, E2): once it is back, the turn goes on with the time it had left, and a table
+    read again (another instance, a restart) runs the same clock."""
+    table_id, _, _ = await tables.create("classic", ["ann", "bob", "cy"], 11, {}, 100)
+    actor = tables.actors[table_id]
+    bot = HeuristicBot(11)
+    await play(actor, bot, 3)
+    pool = flaky(tables)
+    pool.down = True
+    with pytest.raises(Unavailable):  # the first commit refused: the outage begins for this table
+        await actor.submit(bot.choose(actor.state, actor.state.actor), "refused", None)
+    seq, clock = actor.state.seq, actor.state.clock
+    await asyncio.sleep(3.0)  # the turn timer comes due meanwhile: the actor waits for Postgres
+    pool.down = False
+    await wait_for(lambda: not actor.unsure and actor.outage_since is None)
+    assert actor.stopped_ms >= 3000
+    assert actor.game_now() - clock < 75_000, "game time ran on through the outage"
+    rows = await event_rows_since(tables, table_id, seq)
+    assert "TurnTimedOut" not in rows, rows
+    async with tables.pool.acquire() as conn:
+        row = await store.table(conn, table_id)
+    assert row is not None and row.clock_stopped_ms == actor.stopped_ms  # recorded for the next reader
+    await actor.stop()
+    del tables.actors[table_id]
+    again = await tables.get(table_id)
+    assert again is not actor and again.stopped_ms == actor.stopped_ms
+    assert abs(again.game_now() - actor.game_now()) < 1_000
+    await play(again, bot, 10)
+    await assert_matches_postgres(tables, again)
+
+
+async def event_rows_since(t: Tables, table_id: str, seq: int) -> list[str]:
+    async with t.pool.acquire() as conn:
+        rows = await conn.fetch("SELECT type FROM table_events WHERE table_id = $1 AND seq > $2", table_id, seq)
+    return [r["type"] for r in rows]
