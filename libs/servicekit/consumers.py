@@ -82,6 +82,11 @@ IDLE_FETCHES = Counter(
     "Fetches that found no message within their timeout, by durable consumer",
     ["consumer"],
 )
+REWOUND = Counter(
+    "consumer_rewinds_total",
+    "Exclusive consumers made again from their ack floor on being taken (messages a dead reader left unacked)",
+    ["consumer"],
+)
 
 PENDING = Gauge(
     "consumer_pending_messages", "Messages of the stream not yet delivered to the durable consumer", ["consumer"]
@@ -217,12 +222,14 @@ class Consumers:
             self._tasks.append(asyncio.create_task(self._measure_lag(), name="consumer-lag"))
 
     async def _bind(
-        self, js: JetStreamContext, c: _Consumer, first: bool = False
+        self, js: JetStreamContext, c: _Consumer, first: bool = False, start_seq: int = 0
     ) -> JetStreamContext.PullSubscription | None:
-        """The durable's pull subscription (created at its config when missing); None: no stream yet."""
+        """The durable's pull subscription (created at its config when missing, from the stream's start or
+        from `start_seq`); None: no stream yet."""
         config = ConsumerConfig(
             durable_name=c.durable,
-            deliver_policy=DeliverPolicy.ALL,
+            deliver_policy=DeliverPolicy.BY_START_SEQUENCE if start_seq else DeliverPolicy.ALL,
+            opt_start_seq=start_seq or None,
             ack_policy=AckPolicy.EXPLICIT,
             ack_wait=ACK_WAIT_S,
             max_deliver=c.max_deliver,
@@ -284,9 +291,20 @@ class Consumers:
                 return
             log.info("%s: bound to stream %s", c.durable, c.stream.name)
         lease = self._leases.get(c.durable)
+        fresh = c.exclusive  # its first read, or its lease just taken: see `_rewound`
         while not self._stopping:
-            if lease is not None and not await self._until_leased(c, lease):
-                return
+            if lease is not None:
+                fresh = fresh or lease.conn is None
+                if not await self._until_leased(c, lease):
+                    return
+            if fresh:
+                try:
+                    sub = await self._rewound(js, c, sub)
+                except Exception:  # NATS away for a moment: try again before reading anything
+                    log.exception("%s: not rewound to its ack floor; retrying", c.durable)
+                    await asyncio.sleep(0.5)
+                    continue
+                fresh = False
             try:
                 messages = await sub.fetch(FETCH_BATCH, timeout=c.fetch_timeout_s)
             except TimeoutError:
@@ -305,6 +323,32 @@ class Consumers:
                 self._handling -= 1
             if len(messages) < FETCH_BATCH:
                 await asyncio.sleep(c.gather_s)
+
+    async def _rewound(
+        self, js: JetStreamContext, c: _Consumer, sub: JetStreamContext.PullSubscription
+    ) -> JetStreamContext.PullSubscription:
+        """An exclusive consumer about to be read by this instance: messages its last reader fetched and
+        never acked (it was killed) would come back only after ack_wait, behind newer ones, out of the
+        stream's order its handlers need. The durable is made again from just after its ack floor, so
+        they come first, in order (the handlers are idempotent: one acked meanwhile is harmless again)."""
+        info = await js.consumer_info(c.stream.name, c.durable)
+        if not info.num_ack_pending:
+            return sub
+        floor = info.ack_floor.stream_seq if info.ack_floor is not None and info.ack_floor.stream_seq else 0
+        log.warning(
+            "%s: %d messages left unacked by its last reader; reading again from stream seq %d, in order",
+            c.durable,
+            info.num_ack_pending,
+            floor + 1,
+        )
+        REWOUND.labels(c.durable).inc()
+        with contextlib.suppress(Exception):
+            await sub.unsubscribe()
+        self._subscriptions.pop(c.durable, None)
+        await js.delete_consumer(c.stream.name, c.durable)
+        again = await self._bind(js, c, start_seq=floor + 1)
+        assert again is not None, "the stream has just answered"
+        return again
 
     async def _until_leased(self, c: _Consumer, lease: Lease) -> bool:
         """Wait until this instance holds the consumer's lease (False: stopping meanwhile)."""

@@ -64,7 +64,8 @@ class Role:
     owns: tuple[str, ...] = ()
     #: (stream, durable): the durable pull consumers it creates, fetches from and acks.
     consumes: tuple[tuple[str, str], ...] = ()
-    #: Of those, the ones it also deletes (analytics recreates its consumers at a position of its own).
+    #: Of those, the ones it also deletes (analytics recreates its consumers at a position of its own; an
+    #: exclusive consumer is made again from its ack floor when another instance takes it over).
     recreates: tuple[str, ...] = ()
     #: Streams whose messages it reads by subject (`get_last_msg`).
     gets: tuple[str, ...] = ()
@@ -124,6 +125,7 @@ ROLES: dict[str, Role] = {
             publishes=(bus.auction_subject(),),
             owns=(bus.AUCTION_EVENTS.name,),
             consumes=((SIGNALS, "auction-table-signals"),),
+            recreates=("auction-table-signals",),  # exclusive: made again from its ack floor when taken over
         ),
         Role(
             "trade",
@@ -136,6 +138,7 @@ ROLES: dict[str, Role] = {
             publishes=(bus.casino_subject(),),
             owns=(bus.CASINO_EVENTS.name,),
             consumes=((SIGNALS, "casino-table-signals"),),
+            recreates=("casino-table-signals",),  # exclusive: made again from its ack floor when taken over
         ),
         Role(
             "matchmaking",
@@ -146,6 +149,7 @@ ROLES: dict[str, Role] = {
         Role(
             "rating",
             consumes=((SIGNALS, "rating-table-signals"), (bus.MATCH_EVENTS.name, "rating-match-events")),
+            recreates=("rating-table-signals",),  # exclusive: made again from its ack floor when taken over
             gets=(bus.MATCH_EVENTS.name,),
         ),
         Role(

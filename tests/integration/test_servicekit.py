@@ -185,3 +185,52 @@ async def test_first_delivery_records_a_message_once_and_only_with_its_effect(
         assert not await first_delivery(conn, "test-consumer", key)  # a redelivery
         assert await first_delivery(conn, "another-consumer", key)  # each consumer has its own record
         await conn.execute("DELETE FROM processed_messages WHERE message_key = $1", key)
+
+
+async def test_an_exclusive_consumer_taken_over_reads_what_its_dead_reader_left_unacked_first(
+    js: JetStreamContext, pool: asyncpg.Pool
+) -> None:
+    """A reader that fetched a batch and died never acks it: JetStream would give it back only after
+    ack_wait (30 s), behind newer messages. The next holder of the exclusive consumer's lease makes the
+    durable again from its ack floor: the left messages come first, in the stream's order, at once."""
+    import asyncio
+
+    from faststream.nats import JStream
+    from nats.js.api import AckPolicy, ConsumerConfig, RetentionPolicy, StorageType
+
+    from servicekit.bus import ensure_stream
+    from servicekit.consumers import ACK_WAIT_S, Consumers, durable_consumer
+
+    name = f"REWINDTEST{secrets.token_hex(3).upper()}"
+    subject, durable = f"{name.lower()}.t", f"{name.lower()}-durable"
+    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
+                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
+    await ensure_stream(js, spec)
+    for n in range(10):
+        await js.publish(subject, str(n).encode())
+    # The first reader: 0-2 handled and acked, 3-6 fetched and never acked (it was killed).
+    config = ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT, ack_wait=ACK_WAIT_S)
+    dead = await js.pull_subscribe(subject, durable=durable, stream=name, config=config)
+    fetched = await dead.fetch(7, timeout=5)
+    for msg in fetched[:3]:
+        await msg.ack_sync()
+    await dead.unsubscribe()
+
+    handled: list[int] = []
+    consumers = Consumers()
+
+    @durable_consumer(consumers, subject, spec, durable, exclusive=True)
+    async def handle(body: bytes) -> None:
+        handled.append(int(body))
+
+    await consumers.start(js, pool)
+    started = asyncio.get_running_loop().time()
+    try:
+        async with asyncio.timeout(ACK_WAIT_S / 2):  # well before JetStream's own redelivery
+            while len(handled) < 7:
+                await asyncio.sleep(0.05)
+    finally:
+        await consumers.stop()
+        await js.delete_stream(name)
+    assert handled == [3, 4, 5, 6, 7, 8, 9], handled  # the left ones first, then the rest, in order
+    assert asyncio.get_running_loop().time() - started < ACK_WAIT_S / 2
