@@ -298,13 +298,17 @@ class Consumers:
                 if not await self._until_leased(c, lease):
                     return
             if fresh:
+                fresh = False
                 try:
                     sub = await self._rewound(js, c, sub)
-                except Exception:  # NATS away for a moment: try again before reading anything
-                    log.exception("%s: not rewound to its ack floor; retrying", c.durable)
-                    await asyncio.sleep(0.5)
-                    continue
-                fresh = False
+                except Exception as exc:  # NATS away, or no right to delete the durable: read on as it is
+                    log.warning(
+                        "%s: not made again from its ack floor (%s: %s); messages its last reader left "
+                        "unacked come back after ack_wait",
+                        c.durable,
+                        type(exc).__name__,
+                        exc,
+                    )
             try:
                 messages = await sub.fetch(FETCH_BATCH, timeout=c.fetch_timeout_s)
             except TimeoutError:
@@ -341,14 +345,19 @@ class Consumers:
             info.num_ack_pending,
             floor + 1,
         )
+        await js.delete_consumer(c.stream.name, c.durable)  # first: refused, the subscription stays as it is
         REWOUND.labels(c.durable).inc()
         with contextlib.suppress(Exception):
             await sub.unsubscribe()
         self._subscriptions.pop(c.durable, None)
-        await js.delete_consumer(c.stream.name, c.durable)
-        again = await self._bind(js, c, start_seq=floor + 1)
-        assert again is not None, "the stream has just answered"
-        return again
+        while True:  # the durable is gone now: it must be made again before anything else is read
+            try:
+                again = await self._bind(js, c, start_seq=floor + 1)
+                if again is not None:
+                    return again
+            except Exception:
+                log.exception("%s: not made again yet; retrying", c.durable)
+            await asyncio.sleep(BIND_EVERY_S)
 
     async def _until_leased(self, c: _Consumer, lease: Lease) -> bool:
         """Wait until this instance holds the consumer's lease (False: stopping meanwhile)."""
