@@ -22,6 +22,8 @@ from collections.abc import Sequence
 
 from monopoly.v1 import common_pb2
 
+from .wire import event_batch
+
 #: Which topic each signalled event type goes to; every other event type is not signalled.
 TOPICS: dict[str, str] = {
     "TableCreated": "lifecycle",
@@ -49,30 +51,29 @@ def subjects(*topics: str) -> list[str]:
     return [subject(t) for t in topics]
 
 
-def split(envelopes: Sequence[common_pb2.Envelope]) -> list[tuple[str, str, bytes]]:
+def split(envelopes: Sequence[common_pb2.Envelope], encoded: Sequence[bytes]) -> list[tuple[str, str, bytes]]:
     """One command's signals as outbox rows (subject, msg id, `EventBatch`): each run of
-    consecutive signalled events of one topic is one message; unsignalled events are left out."""
+    consecutive signalled events of one topic is one message; unsignalled events are left out.
+    `encoded` holds each envelope serialized (the bytes the table stores): a batch is built from them."""
     rows: list[tuple[str, str, bytes]] = []
-    run: list[common_pb2.Envelope] = []
+    run: list[int] = []
     topic = ""
-    for env in envelopes:
+    for i, env in enumerate(envelopes):
         t = TOPICS.get(env.type)
         if t is None:
             continue
         if run and t != topic:
-            rows.append(_row(topic, run))
+            rows.append(_row(topic, envelopes[run[0]], [encoded[j] for j in run]))
             run = []
         topic = t
-        run.append(env)
+        run.append(i)
     if run:
-        rows.append(_row(topic, run))
+        rows.append(_row(topic, envelopes[run[0]], [encoded[j] for j in run]))
     return rows
 
 
-def _row(topic: str, run: list[common_pb2.Envelope]) -> tuple[str, str, bytes]:
-    table_id = run[0].table_id
-    batch = common_pb2.EventBatch(events=run).SerializeToString()
-    return subject(topic, table_id), f"{table_id}:{run[0].seq}:{topic}", batch
+def _row(topic: str, first: common_pb2.Envelope, run: list[bytes]) -> tuple[str, str, bytes]:
+    return subject(topic, first.table_id), f"{first.table_id}:{first.seq}:{topic}", event_batch(run)
 
 
 __all__ = ["TOPICS", "split", "subject", "subjects"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import typing
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -198,6 +199,73 @@ def envelope(table_id: str, seq: int, event: Event, game_ms: int, scale: int, wa
         schema_version=SCHEMA_VERSION,
         payload=event_to_proto(event),
     )
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def repeated(number: int, encoded: Sequence[bytes]) -> bytes:
+    """The wire form of a repeated message field `number` holding the already-serialized `encoded`: each
+    one's tag and length, then its bytes. Appended to a message's own serialization, it is that message
+    with the field set: an `EventBatch` (field 1) or a `SubmitCommandResponse`'s events (field 3) is built
+    from each envelope serialized once, byte for byte what serializing the whole message would give."""
+    tag = _varint(number << 3 | 2)  # wire type 2: length-delimited
+    return b"".join(tag + _varint(len(one)) + one for one in encoded)
+
+
+def event_batch(encoded: Sequence[bytes]) -> bytes:
+    """An `EventBatch` of envelopes already serialized (`Envelope.SerializeToString`)."""
+    return repeated(common_pb2.EventBatch.EVENTS_FIELD_NUMBER, encoded)
+
+
+def batch_envelopes(batch: bytes) -> list[bytes]:
+    """The envelopes of a serialized `EventBatch` as they travel, each one's own bytes (no decoding)."""
+    out: list[bytes] = []
+    at = 0
+    while at < len(batch):
+        tag, at = _read_varint(batch, at)
+        if tag != common_pb2.EventBatch.EVENTS_FIELD_NUMBER << 3 | 2:
+            raise ValueError(f"not an EventBatch: tag {tag} at byte {at}")
+        size, at = _read_varint(batch, at)
+        out.append(batch[at : at + size])
+        at += size
+    if at != len(batch):
+        raise ValueError("a truncated EventBatch")
+    return out
+
+
+def _read_varint(data: bytes, at: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = data[at]
+        at += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, at
+        shift += 7
+
+
+def stored_envelope(encoded: bytes) -> common_pb2.Envelope:
+    """An envelope as Postgres keeps it (`table_events.envelope`), refused if it cannot be read faithfully."""
+    env: common_pb2.Envelope = common_pb2.Envelope.FromString(encoded)
+    check_envelope(env)
+    return env
+
+
+def stored_event(encoded: bytes | None, payload: str | None) -> Event:
+    """The event of a `table_events` row: from its envelope's bytes, the ones JetStream got; a row
+    committed before the table service stored them (migration 005) has its JSON only."""
+    if encoded is not None:
+        return event_from_proto(stored_envelope(encoded).payload)
+    if payload is None:
+        raise ValueError("a table_events row with neither its envelope nor its JSON payload")
+    return codec.event_from_data(json.loads(payload))
 
 
 def trade_terms(command: ProposeTrade) -> trade_pb2.TradeTerms:

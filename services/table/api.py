@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
-import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
 
 import grpc
 
@@ -14,7 +14,7 @@ from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
 from servicekit import auth, grpcserver, validate
 from servicekit.errors import BadRequest, Elsewhere, Stale
 from servicekit.grpcserver import Registration
-from servicekit.wire import command_from_proto, envelope
+from servicekit.wire import command_from_proto, envelope, stored_envelope, stored_event
 
 from . import store
 from .tables import TableActor, Tables
@@ -32,6 +32,19 @@ def _table_id(value: str) -> str:
 def _public(event: Event) -> Event:
     """The event as a client may see it: TableCreated without its seed (G10, `codec.HIDDEN_EVENT_FIELDS`)."""
     return dataclasses.replace(event, seed=0) if isinstance(event, TableCreated) else event
+
+
+def _stored(table_id: str, row: Mapping[str, Any], scale: int) -> common_pb2.Envelope:
+    """A stored event as watchers get it: the envelope JetStream got (TableCreated without its seed, G10);
+    a row from before the envelopes were stored (migration 005) is wrapped anew, at its commit time."""
+    if row["envelope"] is not None:
+        env = stored_envelope(row["envelope"])
+        if env.payload.HasField("table_created"):
+            env.payload.table_created.seed = 0
+        return env
+    event = _public(stored_event(None, row["payload"]))
+    wall = int(row["committed_at"].timestamp() * 1000)
+    return envelope(table_id, row["seq"], event, row["game_ms"], scale, wall)
 
 
 def view(actor: TableActor) -> table_pb2.TableView:
@@ -146,17 +159,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                 async with self.tables.pool.acquire() as conn:
                     rows = await store.event_rows_after(conn, table_id, last)
                 for page in range(0, len(rows), 200):
-                    envelopes = [
-                        envelope(
-                            table_id,
-                            r["seq"],
-                            _public(codec.event_from_data(json.loads(r["payload"]))),
-                            r["game_ms"],
-                            actor.scale,
-                            int(r["committed_at"].timestamp() * 1000),
-                        )
-                        for r in rows[page : page + 200]
-                    ]
+                    envelopes = [_stored(table_id, r, actor.scale) for r in rows[page : page + 200]]
                     yield table_pb2.WatchTableResponse(batch=common_pb2.EventBatch(events=envelopes))
                     last = envelopes[-1].seq
             if actor.state.finished and live.empty():

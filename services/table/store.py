@@ -66,13 +66,15 @@ async def create_table(
     )
 
 
-#: One command's commit. With a fence (`$15` the instance, `$16` its lease epoch: `leases.Leases`), the
-#: same statement checks the instance still holds the table's partition (`table_fence`, migration 004),
-#: or raises SQLSTATE MNF01 and keeps nothing; without one (None: a `Tables` used on its own) it does not.
+#: One command's commit: each event's `Envelope` as serialized once for the outbox (`$4`, the bytes
+#: JetStream gets, into `table_events.envelope`, migration 005; the JSON `payload` is no longer written).
+#: With a fence (`$15` the instance, `$16` its lease epoch: `leases.Leases`), the same statement checks
+#: the instance still holds the table's partition (`table_fence`, migration 004), or raises SQLSTATE
+#: MNF01 and keeps nothing; without one (None: a `Tables` used on its own) it does not.
 _APPEND = """
 WITH events AS (
-    INSERT INTO table_events (table_id, seq, type, payload, game_ms)
-    SELECT $1, seq, type, payload::jsonb, $5 FROM unnest($2::bigint[], $3::text[], $4::text[]) AS e(seq, type, payload)
+    INSERT INTO table_events (table_id, seq, type, envelope, game_ms)
+    SELECT $1, seq, type, envelope, $5 FROM unnest($2::bigint[], $3::text[], $4::bytea[]) AS e(seq, type, envelope)
 ), answer AS (
     INSERT INTO table_commands (table_id, command_id, response, digest)
     SELECT $1, $8, $9, $14 WHERE $8::text IS NOT NULL
@@ -93,7 +95,8 @@ class AppendArgs(NamedTuple):
     table_id: str
     seqs: list[int]
     types: list[str]
-    payloads: list[str]
+    #: Each event's serialized `Envelope`: the bytes its outbox batch is made of.
+    envelopes: list[bytes]
     game_ms: int
     seq: int
     finished: bool
@@ -114,6 +117,7 @@ def append_args(
     table_id: str,
     first_seq: int,
     events: list[Event],
+    envelopes: list[bytes],
     game_ms: int,
     state: TableState,
     snapshot: bool,
@@ -123,13 +127,14 @@ def append_args(
     digest: str | None = None,
     fence: tuple[str, int] | None = None,
 ) -> AppendArgs:
-    """One command's events, the table's progress, the command's answer and its outbox rows (in
-    publishing order), as the parameters of one statement."""
+    """One command's events (with their envelopes, serialized once: `envelopes`, the bytes the outbox
+    rows are built from), the table's progress, the command's answer and its outbox rows (in publishing
+    order), as the parameters of one statement."""
     return AppendArgs(
         table_id,
         list(range(first_seq, first_seq + len(events))),
         [type(e).__name__ for e in events],
-        [codec.dumps(codec.event_to_data(e)) for e in events],
+        envelopes,
         game_ms,
         state.seq,
         state.finished,
@@ -198,8 +203,11 @@ async def unfinished(conn: asyncpg.Connection, partitions: Sequence[int] | None 
 
 
 async def event_rows_after(conn: asyncpg.Connection, table_id: str, seq: int) -> list[asyncpg.Record]:
+    """The table's events after `seq`: each row's `envelope` bytes (NULL before migration 005: then its
+    JSON `payload`; `servicekit.wire.stored_event` reads either), game time and commit time."""
     rows: list[asyncpg.Record] = await conn.fetch(
-        "SELECT seq, payload, game_ms, committed_at FROM table_events WHERE table_id = $1 AND seq > $2 ORDER BY seq",
+        "SELECT seq, envelope, payload, game_ms, committed_at FROM table_events"
+        " WHERE table_id = $1 AND seq > $2 ORDER BY seq",
         table_id,
         seq,
     )

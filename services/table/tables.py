@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import logging
 import secrets
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -55,7 +54,7 @@ from servicekit.errors import (
     Unavailable,
     unreachable,
 )
-from servicekit.wire import envelope
+from servicekit.wire import envelope, event_batch, repeated, stored_event
 
 from . import store
 from .commits import GroupCommitter, NotSent, OutcomeUnknown
@@ -104,6 +103,19 @@ def command_digest(command: Command | None, seat: int | None) -> str:
 
 def wall_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """One command's commit before it is written: what the caller is answered, the envelopes (for the
+    watchers), each of them serialized (the rows of `table_events`), the outbox rows built from those
+    bytes and whether the state is snapshotted."""
+
+    answer: bytes
+    envelopes: list[common_pb2.Envelope]
+    encoded: list[bytes]
+    outbox: list[tuple[str, str, bytes]]
+    snapshot: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,22 +321,23 @@ class TableActor:
         async with self.tables.pool.acquire() as conn:
             return await store.answered(conn, self.table_id, command_id)
 
-    def _prepare(
-        self, state: TableState, first_seq: int, events: list[Event], command_id: str
-    ) -> tuple[bytes, list[common_pb2.Envelope], list[tuple[str, str, bytes]], bool]:
-        """A commit's answer, envelopes, outbox rows and whether it snapshots the state."""
+    def _prepare(self, state: TableState, first_seq: int, events: list[Event], command_id: str) -> Prepared:
+        """A commit's answer, envelopes, outbox rows and whether it snapshots the state: each envelope is
+        serialized once, and those bytes make the answer, the outbox batches and the stored rows."""
         now_wall = wall_ms()
         envelopes = [
             envelope(self.table_id, first_seq + i, e, state.clock, self.scale, now_wall) for i, e in enumerate(events)
         ]
-        answer: bytes = table_pb2.SubmitCommandResponse(
-            first_seq=first_seq, last_seq=state.seq, events=envelopes
-        ).SerializeToString()
-        batch = common_pb2.EventBatch(events=envelopes).SerializeToString()
+        encoded = [env.SerializeToString() for env in envelopes]
+        head: bytes = table_pb2.SubmitCommandResponse(first_seq=first_seq, last_seq=state.seq).SerializeToString()
+        answer = head + repeated(table_pb2.SubmitCommandResponse.EVENTS_FIELD_NUMBER, encoded)
         # every event for watchers and analytics, then what other services act on (servicekit.signals)
-        outbox = [(bus.table_subject(self.table_id), f"{self.table_id}:{first_seq}", batch), *signals.split(envelopes)]
+        outbox = [
+            (bus.table_subject(self.table_id), f"{self.table_id}:{first_seq}", event_batch(encoded)),
+            *signals.split(envelopes, encoded),
+        ]
         snapshot = state.finished or state.seq - self.snapshot_seq >= self.tables.snapshot_every
-        return answer, envelopes, outbox, snapshot
+        return Prepared(answer, envelopes, encoded, outbox, snapshot)
 
     async def _commit(
         self, state: TableState, first_seq: int, events: list[Event], command_id: str, digest: str = ""
@@ -336,15 +349,17 @@ class TableActor:
         table back on a fresh connection (waiting with backoff while Postgres is away) and answers
         as Postgres decided; meanwhile nothing else is applied and new callers get UNAVAILABLE.
         """
-        answer, envelopes, outbox, snapshot = self._prepare(state, first_seq, events, command_id)
+        prepared = self._prepare(state, first_seq, events, command_id)
+        answer, snapshot = prepared.answer, prepared.snapshot
         args = store.append_args(
             self.table_id,
             first_seq,
             events,
+            prepared.encoded,
             state.clock,
             state,
             snapshot,
-            outbox,
+            prepared.outbox,
             command_id or None,
             answer if command_id else None,
             digest if command_id else None,
@@ -380,7 +395,7 @@ class TableActor:
             if not await self._resync(state.seq):
                 raise Unavailable(f"the table could not be saved ({type(lost).__name__}); nothing changed") from lost
             state = self.state  # what Postgres holds, replayed: the decided state
-        self._committed(state, len(events), envelopes, command_id, answer, snapshot, digest)
+        self._committed(state, len(events), prepared.envelopes, command_id, answer, snapshot, digest)
         return answer
 
     def _committed(
@@ -458,6 +473,12 @@ class TableActor:
         return kept
 
 
+def stored_events(rows: Sequence[Mapping[str, Any]]) -> list[Event]:
+    """The events of `table_events` rows: decoded from their envelopes, or from their JSON when committed
+    before the envelopes were stored (migration 005)."""
+    return [stored_event(r["envelope"], r["payload"]) for r in rows]
+
+
 def rebuild(row: store.TableRow, rows: list[asyncpg.Record]) -> TableState:
     """A table's state from its row and its event rows after the snapshot (all of them without one),
     refusing a record that breaks its own invariants rather than running a state Postgres does not hold."""
@@ -470,7 +491,7 @@ def rebuild(row: store.TableRow, rows: list[asyncpg.Record]) -> TableState:
             f"{len(seqs)} found ({len(missing)} missing, first {missing[:3]})"
         )
     try:
-        events = [codec.event_from_data(json.loads(r["payload"])) for r in rows]
+        events = stored_events(rows)
         if row.snapshot is None:
             if not events:
                 raise ValueError("no TableCreated event")
@@ -634,13 +655,23 @@ class Tables:
         epoch = wall_ms()
         scale = scale or self.default_scale
         actor = TableActor(self, table_id, state, epoch, scale, snapshot_seq=0, lease_epoch=lease_epoch)
-        answer, envelopes, outbox, snapshot = actor._prepare(state, 1, events, "")
+        prepared = actor._prepare(state, 1, events, "")
         # The table's row and its first events in one transaction: never a table without events.
         fence = self.fence(actor)
         try:
             async with self.pool.acquire() as conn, conn.transaction():
                 await store.create_table(conn, table_id, mode, players, seed, epoch, scale, partition)
-                first = store.append_args(table_id, 1, events, state.clock, state, snapshot, outbox, fence=fence)
+                first = store.append_args(
+                    table_id,
+                    1,
+                    events,
+                    prepared.encoded,
+                    state.clock,
+                    state,
+                    prepared.snapshot,
+                    prepared.outbox,
+                    fence=fence,
+                )
                 await store.append_many(conn, [first])
         except asyncpg.PostgresError as exc:
             if not fenced(exc):
@@ -649,7 +680,7 @@ class Tables:
             if self.leases is not None:
                 self.leases.nudge()
             raise Unavailable("this instance just lost the partition it drew the table in; retry") from exc
-        actor._committed(state, len(events), envelopes, "", answer, snapshot)
+        actor._committed(state, len(events), prepared.envelopes, "", prepared.answer, prepared.snapshot)
         actor.used = time.monotonic()
         self.actors[table_id] = actor
         self.idle.adopted(table_id)

@@ -22,6 +22,7 @@ from prometheus_client import Counter, Gauge
 
 from engine import InvariantBroken, check_invariants, codec, evolve, replay
 from engine.events import TableCreated
+from servicekit.wire import stored_event
 
 log = logging.getLogger(__name__)
 
@@ -79,9 +80,11 @@ async def _check_replay(conn: asyncpg.Connection, table_id: str) -> list[Finding
     row = await conn.fetchrow("SELECT seq, snapshot, snapshot_seq FROM tables WHERE table_id = $1", table_id)
     if row is None:
         return []
-    rows = await conn.fetch("SELECT seq, payload FROM table_events WHERE table_id = $1 ORDER BY seq", table_id)
+    rows = await conn.fetch(
+        "SELECT seq, envelope, payload FROM table_events WHERE table_id = $1 ORDER BY seq", table_id
+    )
     try:
-        events = [codec.event_from_data(json.loads(r["payload"])) for r in rows]
+        events = [stored_event(r["envelope"], r["payload"]) for r in rows]
         first = events[0]
         if not isinstance(first, TableCreated):
             return [Finding(table_id, "replay", f"its first event is {type(first).__name__}, not TableCreated")]

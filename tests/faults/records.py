@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import time
 from collections.abc import Awaitable, Callable
 from typing import Protocol
@@ -23,6 +22,7 @@ from client.demo import ledger
 from client.matchmaking import SeatTicket
 from client.verify import check_table
 from monopoly.v1 import table_pb2_grpc
+from servicekit.wire import stored_event
 
 
 class Records(Protocol):
@@ -194,7 +194,7 @@ async def applied_once(rig: Records, table_id: str) -> None:
     """Each settled auction, bet and executed trade is in the table's events once, as its service says."""
     async with rig.pool.acquire() as conn:
         rows = await conn.fetch(
-            "SELECT type, payload FROM table_events WHERE table_id = $1 "
+            "SELECT type, envelope, payload FROM table_events WHERE table_id = $1 "
             "AND type IN ('AuctionSettled', 'BetSettled', 'BetDeclined', 'TradeExecuted')",
             table_id,
         )
@@ -208,8 +208,8 @@ async def applied_once(rig: Records, table_id: str) -> None:
             "SELECT count(*) FROM casino.bets WHERE table_id = $1 AND status IN ('settled', 'declined')", table_id
         )
     kinds = [r["type"] for r in rows]
-    auction_ids = [json.loads(r["payload"])["auction_id"] for r in rows if r["type"] == "AuctionSettled"]
-    trade_ids = [json.loads(r["payload"])["trade_id"] for r in rows if r["type"] == "TradeExecuted"]
+    auction_ids = [stored_event(r["envelope"], r["payload"]).auction_id for r in rows if r["type"] == "AuctionSettled"]
+    trade_ids = [stored_event(r["envelope"], r["payload"]).trade_id for r in rows if r["type"] == "TradeExecuted"]
     assert len(auction_ids) == len(set(auction_ids)) == auctions, (table_id, auction_ids, auctions)
     assert len(trade_ids) == len(set(trade_ids)) == trades, (table_id, trade_ids, trades)
     assert kinds.count("BetSettled") + kinds.count("BetDeclined") == bets, (table_id, kinds, bets)

@@ -10,9 +10,9 @@ import asyncpg
 import grpc
 
 from client import bot_service_token
-from engine import TableState, codec
+from engine import Event, TableState, codec
 from monopoly.v1 import common_pb2, rating_pb2, rating_pb2_grpc, table_pb2, table_pb2_grpc
-from servicekit.wire import event_from_proto
+from servicekit.wire import event_from_proto, stored_event
 
 TIMEOUT = 120.0
 
@@ -40,7 +40,8 @@ async def join_seats(stub: table_pb2_grpc.TableServiceStub, table_id: str, seats
 async def event_rows(pool: asyncpg.Pool, table_id: str, after: int = 0) -> list[asyncpg.Record]:
     async with pool.acquire() as conn:
         return await conn.fetch(
-            "SELECT seq, type, payload, game_ms FROM table_events WHERE table_id = $1 AND seq > $2 ORDER BY seq",
+            "SELECT seq, type, envelope, payload, game_ms FROM table_events WHERE table_id = $1 AND seq > $2"
+            " ORDER BY seq",
             table_id,
             after,
         )
@@ -100,6 +101,15 @@ def event_data(env: common_pb2.Envelope) -> Any:
     return codec.event_to_data(event_from_proto(env.payload))
 
 
+def row_event(row: asyncpg.Record) -> Event:
+    """A `table_events` row's event (its envelope's; a row from before migration 005: its JSON)."""
+    return stored_event(row["envelope"], row["payload"])
+
+
+def row_data(row: asyncpg.Record) -> Any:
+    return codec.event_to_data(row_event(row))
+
+
 def assert_matches_rows(envelopes: list[common_pb2.Envelope], rows: list[asyncpg.Record], table_id: str) -> None:
     """The streamed envelopes are exactly the committed rows: same seqs, types, payloads and game times."""
     assert [e.seq for e in envelopes] == [r["seq"] for r in rows]
@@ -108,7 +118,7 @@ def assert_matches_rows(envelopes: list[common_pb2.Envelope], rows: list[asyncpg
         assert env.event_id == f"{table_id}:{env.seq}"
         assert env.type == row["type"], env.seq
         assert env.occurred_at.game_ms == row["game_ms"], env.seq
-        assert event_data(env) == json.loads(row["payload"]), env.seq
+        assert event_data(env) == row_data(row), env.seq
 
 
 async def judged(

@@ -29,7 +29,7 @@ from client.casino import connect as casino_connect
 from client.casino import decline, open_bet, place_bet
 from client.casino import pool as get_pool
 from client.platform import ROOT, Platform
-from engine import Command, ConfirmBack, RequestPause, TableState, VotePause, codec, legal_commands
+from engine import Command, ConfirmBack, RequestPause, TableState, VotePause, legal_commands
 from engine.casino import draw
 from engine.config import CasinoRules
 from monopoly.v1 import casino_pb2, casino_pb2_grpc, common_pb2, table_pb2, table_pb2_grpc
@@ -37,7 +37,7 @@ from servicekit import auth, bus, signals
 from servicekit.wire import command_to_proto, envelope
 from services.casino.handlers import DURABLE as CASINO_DURABLE
 
-from .helpers import event_rows, join_seats, rule_id, table_state
+from .helpers import event_rows, join_seats, row_data, row_event, rule_id, table_state
 
 pytestmark = pytest.mark.integration
 
@@ -153,7 +153,7 @@ async def pool_row(db: asyncpg.Pool, table_id: str) -> asyncpg.Record:
 
 
 async def table_events_of(db: asyncpg.Pool, table_id: str, kind: str) -> list[dict[str, object]]:
-    return [json.loads(r["payload"]) for r in await event_rows(db, table_id) if r["type"] == kind]
+    return [row_data(r) for r in await event_rows(db, table_id) if r["type"] == kind]
 
 
 async def assert_pools_agree(table: Table, casino: casino_pb2_grpc.CasinoServiceStub) -> int:
@@ -238,7 +238,7 @@ async def test_a_bet_pays_its_payout_and_verifies(
     env = envelope(
         table.table_id,
         opened_row["seq"],
-        codec.event_from_data(json.loads(opened_row["payload"])),
+        row_event(opened_row),
         opened_row["game_ms"],
         SCALE,
         0,

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -97,13 +96,13 @@ async def assert_matches_postgres(t: Tables, actor: TableActor) -> list[int]:
     """The rows' seqs are 1..n, the table row says n, and memory equals replay(rows)."""
     async with t.pool.acquire() as conn:
         rows = await conn.fetch(
-            "SELECT seq, payload FROM table_events WHERE table_id = $1 ORDER BY seq", actor.table_id
+            "SELECT seq, envelope, payload FROM table_events WHERE table_id = $1 ORDER BY seq", actor.table_id
         )
         row_seq = await conn.fetchval("SELECT seq FROM tables WHERE table_id = $1", actor.table_id)
     seqs = [r["seq"] for r in rows]
     assert seqs == list(range(1, len(rows) + 1)), "a gap in table_events"
     assert row_seq == len(rows) == actor.state.seq
-    replayed = replay([codec.event_from_data(json.loads(r["payload"])) for r in rows])
+    replayed = replay(tables_module.stored_events(rows))
     assert codec.state_to_data(replayed) == codec.state_to_data(actor.state)
     return seqs
 
@@ -271,8 +270,10 @@ def next_commit(actor: TableActor, bot: HeuristicBot, command_id: str) -> store.
     state = actor.state.copy()
     first = state.seq + 1
     events = apply(state, bot.choose(state, state.actor))
-    answer, _, outbox, snapshot = actor._prepare(state, first, events, command_id)
-    return store.append_args(actor.table_id, first, events, state.clock, state, snapshot, outbox, command_id, answer)
+    p = actor._prepare(state, first, events, command_id)
+    return store.append_args(
+        actor.table_id, first, events, p.encoded, state.clock, state, p.snapshot, p.outbox, command_id, p.answer
+    )
 
 
 async def event_seqs(pool: asyncpg.Pool, table_id: str) -> list[int]:

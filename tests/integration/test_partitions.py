@@ -35,7 +35,7 @@ from servicekit.wire import command_to_proto
 from services.table import store
 from services.table.leases import FENCED_SQLSTATE, partition_of
 
-from .helpers import assert_matches_rows, envelopes_of, join_seats, table_state
+from .helpers import assert_matches_rows, envelopes_of, join_seats, row_event, table_state
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("partitions")]
 
@@ -265,7 +265,7 @@ async def test_a_frozen_owner_is_fenced_and_its_table_goes_on_at_the_next_owner(
             old_epoch = await conn.fetchval(
                 "SELECT epoch - 1 FROM partition_leases WHERE partition = $1", partition_of(table_id, PARTITIONS)
             )
-            args = store.append_args(table_id, at_b.seq + 1, [], 0, at_b, False, [], fence=("a", old_epoch))
+            args = store.append_args(table_id, at_b.seq + 1, [], [], 0, at_b, False, [], fence=("a", old_epoch))
             with pytest.raises(asyncpg.PostgresError) as refused:
                 await store.append_many(conn, [args])
             assert refused.value.sqlstate == FENCED_SQLSTATE
@@ -300,10 +300,10 @@ async def test_a_frozen_owner_is_fenced_and_its_table_goes_on_at_the_next_owner(
     assert await seqs_of(cluster.database_url, table_id) == list(range(1, final.seq + 1))
     conn = await asyncpg.connect(cluster.database_url)
     try:
-        rows = await conn.fetch("SELECT payload FROM table_events WHERE table_id = $1 ORDER BY seq", table_id)
+        rows = await conn.fetch("SELECT envelope, payload FROM table_events WHERE table_id = $1 ORDER BY seq", table_id)
     finally:
         await conn.close()
-    replayed = replay([codec.event_from_data(json.loads(r["payload"])) for r in rows])
+    replayed = replay([row_event(r) for r in rows])
     assert codec.public_state_data(replayed) == codec.public_state_data(final)  # what b's stream showed
 
 
@@ -388,7 +388,8 @@ async def test_a_watch_stream_survives_its_owners_sigkill_without_a_gap_or_a_dup
     conn = await asyncpg.connect(cluster.database_url)
     try:
         rows = await conn.fetch(
-            "SELECT seq, type, payload, game_ms FROM table_events WHERE table_id = $1 AND seq > $2 ORDER BY seq",
+            "SELECT seq, type, envelope, payload, game_ms FROM table_events WHERE table_id = $1 AND seq > $2"
+            " ORDER BY seq",
             table_id,
             first,
         )

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import random
 import typing
 import uuid
@@ -22,7 +21,7 @@ from monopoly.v1 import table_pb2, table_pb2_grpc
 from servicekit.wire import command_to_proto
 from services.table.tables import Tables
 
-from .helpers import event_rows, join_seats, table_state
+from .helpers import event_rows, join_seats, row_event, table_state
 
 pytestmark = pytest.mark.integration
 
@@ -104,7 +103,7 @@ async def test_whatever_a_live_table_accepted_replays_to_its_state(
     shown = await table_state(stub, table_id)
     rows = await event_rows(pool, table_id)  # read after: the table's clock may have moved on meanwhile
     assert [r["seq"] for r in rows] == list(range(1, len(rows) + 1))
-    events = [codec.event_from_data(json.loads(r["payload"])) for r in rows]
+    events = [row_event(r) for r in rows]
     assert codec.public_state_data(replay(events[: shown.seq])) == codec.state_to_data(shown)  # G10: no seed shown
     # The service can load it again, from its snapshot and the events after it.
     _, loaded = await Tables(pool).read(table_id)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 
 import asyncpg
 import pytest
@@ -104,8 +103,8 @@ async def test_tables_survive_a_sigkill_of_the_table_service(
             rows = await event_rows(pool, game.table_id)
             before = committed[game.table_id]
             # What was committed before the crash is still there, unchanged, and the game went on from it.
-            assert [(r["seq"], r["type"], json.loads(r["payload"])) for r in rows[: len(before)]] == [
-                (r["seq"], r["type"], json.loads(r["payload"])) for r in before
+            assert [(r["seq"], r["type"], r["envelope"], r["payload"]) for r in rows[: len(before)]] == [
+                (r["seq"], r["type"], r["envelope"], r["payload"]) for r in before
             ]
             agreement = await check_table(pool, js, stub, game.table_id)
             assert agreement.rows == final.seq == len(rows)

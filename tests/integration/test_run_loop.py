@@ -14,7 +14,6 @@ Its own xdist group: it starts platforms of its own, beside the session's.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import re
 import signal
@@ -29,7 +28,9 @@ import asyncpg
 import psutil
 import pytest
 
+from engine import codec
 from servicekit.embedded import postgres_server
+from servicekit.wire import stored_event
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("run")]
 
@@ -138,9 +139,10 @@ async def records(
             for r in await conn.fetch(query, formed_before):
                 seats.setdefault(r["table_id"], set()).add(r["seat"])
             e2 = [
-                {"table_id": r["table_id"], **json.loads(r["payload"])}
+                {"table_id": r["table_id"], **codec.event_to_data(stored_event(r["envelope"], r["payload"]))}
                 for r in await conn.fetch(
-                    "SELECT table_id, payload FROM table_events WHERE type IN ('TurnTimedOut', 'PlayerBankrupt')"
+                    "SELECT table_id, envelope, payload FROM table_events"
+                    " WHERE type IN ('TurnTimedOut', 'PlayerBankrupt')"
                 )
             ]
             unfinished = [r["table_id"] for r in await conn.fetch("SELECT table_id FROM tables WHERE NOT finished")]

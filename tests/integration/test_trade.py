@@ -8,7 +8,6 @@ gRPC with the seats' tokens from JoinTable.
 from __future__ import annotations
 
 import asyncio
-import json
 import urllib.request
 from collections.abc import AsyncIterator, Callable
 
@@ -22,13 +21,13 @@ from bots import HeuristicBot
 from client import platform_channel
 from client.platform import Platform
 from client.trade import accept, cancel, connect_trade, decline, open_for, propose, rule_of, trades
-from engine import Command, ExecuteTrade, Pay, Roll, Surrender, TableState, codec, decide, legal_commands, new_game
+from engine import Command, ExecuteTrade, Pay, Roll, Surrender, TableState, decide, legal_commands, new_game
 from engine.config import duel
 from engine.events import DiceRolled, PaymentDue
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc, trade_pb2, trade_pb2_grpc
 from servicekit import auth, bus, signals
 from servicekit.settings import token_secret
-from servicekit.wire import command_to_proto, envelope
+from servicekit.wire import command_to_proto, envelope, stored_event
 from services.trade.handlers import DURABLE as TRADE_DURABLE
 from services.trade.trades import command_id
 
@@ -365,10 +364,11 @@ async def test_a_redelivered_turn_ended_is_harmless(stubs: tuple, jets: JetStrea
     # The TurnEnded of the first turn comes again, late (a new message id, so JetStream keeps it).
     async with pool.acquire() as conn:
         row = await conn.fetchrow(
-            "SELECT seq, payload, game_ms FROM table_events WHERE table_id = $1 AND type = 'TurnEnded' ORDER BY seq",
+            "SELECT seq, envelope, payload, game_ms FROM table_events WHERE table_id = $1 AND type = 'TurnEnded'"
+            " ORDER BY seq",
             t.table_id,
         )
-    event = codec.event_from_data(json.loads(row["payload"]))
+    event = stored_event(row["envelope"], row["payload"])
     batch = common_pb2.EventBatch(events=[envelope(t.table_id, row["seq"], event, row["game_ms"], 1, 0)])
     ack = await jets.publish(
         signals.subject("turn", t.table_id), batch.SerializeToString(), headers={"Nats-Msg-Id": f"again:{t.table_id}"}

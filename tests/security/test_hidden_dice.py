@@ -17,7 +17,7 @@ from engine import Roll, codec, replay, rng
 from monopoly.v1 import table_pb2, table_pb2_grpc
 from servicekit.wire import command_to_proto, event_from_proto
 
-from ..integration.helpers import event_rows, get, watch_snapshot
+from ..integration.helpers import event_rows, get, row_event, watch_snapshot
 
 pytestmark = pytest.mark.integration
 
@@ -47,7 +47,7 @@ async def test_the_next_roll_cannot_be_predicted_from_anything_a_client_reads_bu
             guess = visible_guess(data)
             # What the server knows: the seed in Postgres, the position from replaying the stored events.
             rows = await event_rows(pool, game.table_id)
-            server = replay([codec.event_from_data(json.loads(r["payload"])) for r in rows])
+            server = replay([row_event(r) for r in rows])
             with_seed = rng.dice(server.rng_seed, server.rng_counter)
             command = Roll(view.actor)
         else:

@@ -20,6 +20,11 @@ def envelopes(*types: str, table_id: str = "t1") -> list[common_pb2.Envelope]:
     return [common_pb2.Envelope(table_id=table_id, seq=10 + i, type=t) for i, t in enumerate(types)]
 
 
+def split(envs: list[common_pb2.Envelope]) -> list[tuple[str, str, bytes]]:
+    """`signals.split` given each envelope serialized, as the table service has them."""
+    return signals.split(envs, [e.SerializeToString() for e in envs])
+
+
 def decoded(rows: list[tuple[str, str, bytes]]) -> list[tuple[str, str, list[tuple[int, str]]]]:
     return [
         (subject, msg_id, [(e.seq, e.type) for e in common_pb2.EventBatch.FromString(body).events])
@@ -28,7 +33,7 @@ def decoded(rows: list[tuple[str, str, bytes]]) -> list[tuple[str, str, list[tup
 
 
 def test_a_command_s_signals_are_runs_of_one_topic_in_commit_order() -> None:
-    rows = signals.split(
+    rows = split(
         envelopes("DiceRolled", "TurnEnded", "Moved", "TurnStarted", "CasinoOpened", "PlayerBankrupt", "GameEnded")
     )
     assert decoded(rows) == [
@@ -39,12 +44,18 @@ def test_a_command_s_signals_are_runs_of_one_topic_in_commit_order() -> None:
 
 
 def test_a_command_without_signalled_events_publishes_no_signal() -> None:
-    assert signals.split(envelopes("DiceRolled", "Moved", "RentPaid")) == []
-    assert signals.split([]) == []
+    assert split(envelopes("DiceRolled", "Moved", "RentPaid")) == []
+    assert split([]) == []
+
+
+def test_a_signal_is_the_batch_its_envelopes_make() -> None:
+    envs = envelopes("TurnEnded", "TurnStarted")
+    [(_, _, body)] = split(envs)
+    assert body == common_pb2.EventBatch(events=envs).SerializeToString()
 
 
 def test_a_topic_coming_back_after_another_is_a_message_of_its_own() -> None:
-    rows = signals.split(envelopes("TurnEnded", "AuctionStarted", "TurnStarted"))
+    rows = split(envelopes("TurnEnded", "AuctionStarted", "TurnStarted"))
     assert [msg_id for _, msg_id, _ in rows] == ["t1:10:turn", "t1:11:auction", "t1:12:turn"]
 
 

@@ -1,0 +1,73 @@
+"""Messages built from envelopes serialized once are byte for byte the messages protobuf would make,
+and a stored event reads back from its envelope or, for rows before migration 005, from its JSON."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from engine import Event, TableState, codec, preset
+from monopoly.v1 import common_pb2, table_pb2
+from servicekit.wire import batch_envelopes, envelope, event_batch, repeated, stored_event
+from services.table.tables import TableActor
+from sim.runner import play_game
+
+
+def commits(seed: int) -> list[tuple[TableState, int, list[Event]]]:
+    out: list[tuple[TableState, int, list[Event]]] = []
+
+    def keep(state: TableState, events: list[Event]) -> None:
+        if events:
+            out.append((state.copy(), state.seq - len(events) + 1, list(events)))
+
+    play_game(preset("classic"), 3, seed, "heuristic", on_events=keep, hash_events=False, think_ms=3000)
+    return out
+
+
+def test_a_commit_s_messages_are_what_serializing_them_whole_gives() -> None:
+    recorded = commits(3)
+    actor = TableActor(SimpleNamespace(snapshot_every=100), "t0", recorded[0][0], 0, 1, 0)  # type: ignore[arg-type]
+    sizes = set()
+    for state, first_seq, events in recorded:
+        p = actor._prepare(state, first_seq, events, "")
+        assert p.encoded == [e.SerializeToString() for e in p.envelopes]
+        sizes |= {len(b) for b in p.encoded}
+        whole = table_pb2.SubmitCommandResponse(first_seq=first_seq, last_seq=state.seq, events=p.envelopes)
+        assert p.answer == whole.SerializeToString()
+        (subject, msg_id, batch), *signalled = p.outbox
+        assert (subject, msg_id) == ("monopoly.table.t0.events", f"t0:{first_seq}")
+        assert batch == common_pb2.EventBatch(events=p.envelopes).SerializeToString()
+        assert batch_envelopes(batch) == p.encoded
+        for _, _, body in signalled:
+            envs = common_pb2.EventBatch.FromString(body).events
+            assert body == common_pb2.EventBatch(events=envs).SerializeToString()
+        assert [stored_event(b, None) for b in p.encoded] == events
+    assert min(sizes) < 128 <= max(sizes)  # lengths of one varint byte and of more
+
+
+def test_an_empty_batch_is_no_bytes() -> None:
+    assert event_batch([]) == b"" == common_pb2.EventBatch().SerializeToString()
+    assert batch_envelopes(b"") == []
+    assert repeated(3, [b""]) == table_pb2.SubmitCommandResponse(events=[common_pb2.Envelope()]).SerializeToString()
+
+
+def test_a_row_before_migration_005_reads_from_its_json() -> None:
+    [(state, _, events)] = commits(4)[:1]
+    for i, event in enumerate(events, start=1):
+        payload = codec.dumps(codec.event_to_data(event))  # what the table service wrote then
+        encoded = envelope("t0", i, event, state.clock, 1, 0).SerializeToString()
+        assert stored_event(None, payload) == event == stored_event(encoded, None)
+        assert stored_event(encoded, payload) == event  # the envelope wins when both are there
+
+
+def test_a_row_without_its_event_is_refused() -> None:
+    with pytest.raises(ValueError):
+        stored_event(None, None)
+
+
+@pytest.mark.parametrize("batch", [b"\x12\x00", b"\x0a\x05abc"])
+def test_what_is_not_an_event_batch_is_refused(batch: Any) -> None:
+    with pytest.raises((ValueError, IndexError)):
+        batch_envelopes(batch)
