@@ -24,7 +24,7 @@ BUF_VERSION := 1.75.0
 BUF         := build/node/node_modules/.bin/buf
 RELEASED    := proto/released/monopoly-v1.binpb
 
-.PHONY: run demo play test test-unit test-integration lint typecheck compile uncompile bench bench-peers bench-platform bench-gateway simulate proto proto-check proto-release deploy-check clean
+.PHONY: run demo play test test-unit test-integration lint typecheck compile uncompile bench bench-peers bench-commit bench-platform bench-gateway simulate proto proto-check proto-release deploy-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -107,6 +107,10 @@ bench: $(STAMP) $(if $(filter 1,$(NATIVE)),compile,uncompile)
 ## bench-peers: the other simulators (checkouts in PEERS_DIR, default build/peers: see bench/peers.py), measured now
 bench-peers: $(STAMP)
 	$(BIN)/python bench/peers.py
+
+## bench-commit: the table service's commit path (a command's events encoded) and a replay's decoding, per event
+bench-commit: $(STAMP)
+	$(BIN)/python bench/commit_bench.py
 
 ## bench-platform: the table service under load through gRPC, NATS and Postgres
 ## (INSTANCES=1,2,3: a platform with each count of every service, throughput per count and the failover pause)
