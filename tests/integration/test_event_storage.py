@@ -72,7 +72,7 @@ async def test_a_stored_event_is_byte_for_byte_what_jetstream_delivered_for_its_
 
 @pytest.fixture
 async def legacy_pool(server_urls: tuple[str, str], tmp_path: Path) -> AsyncIterator[asyncpg.Pool]:
-    """A schema of its own migrated as the table service was before migration 005."""
+    """A schema of its own migrated as the table service was before migration 005 (every other one)."""
     schema = "legacy_events"
     conn = await asyncpg.connect(server_urls[1])
     try:
@@ -82,7 +82,7 @@ async def legacy_pool(server_urls: tuple[str, str], tmp_path: Path) -> AsyncIter
     before = tmp_path / "migrations"
     before.mkdir()
     for path in sorted(MIGRATIONS.glob("*.sql")):
-        if path.name < ENVELOPES:
+        if path.name != ENVELOPES:
             shutil.copy(path, before / path.name)
     pool = await db.create_pool(server_urls[1], min_size=1, max_size=4, schema=schema)
     await db.migrate(pool, "table", before)
