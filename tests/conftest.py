@@ -11,3 +11,11 @@ import os
 import secrets
 
 os.environ.setdefault("TOKEN_SECRET", "test-" + secrets.token_hex(32))
+
+# Each xdist worker (gw0, gw1, ...) draws its servers' ports from its own part of the range
+# (`servicekit.embedded.port_range`): a port one worker's chaos test frees while its service restarts
+# is never another worker's pick.
+_worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+if _worker.startswith("gw") and _worker[2:].isdigit():
+    _slot = int(_worker[2:]) % 4
+    os.environ.setdefault("MONOPOLY_PORT_RANGE", f"{20_000 + _slot * 3_000}-{23_000 + _slot * 3_000}")

@@ -94,6 +94,25 @@ def die_with_parent() -> list[str]:
 #: be taken by a connection of one of the platform's dozens of processes before its server bound it
 #: (seen: a replica that could not bind its metrics port).
 PORT_RANGE = (20_000, 32_000)
+
+
+def port_range() -> tuple[int, int]:
+    """`PORT_RANGE`, or the part of it MONOPOLY_PORT_RANGE (`low-high`) names: processes that start
+    platforms side by side (test workers) draw from disjoint parts, so a port one of them found free
+    and has not bound yet, or a killed service's port awaiting its restart, is never another's pick."""
+    text = os.environ.get("MONOPOLY_PORT_RANGE", "")
+    if not text:
+        return PORT_RANGE
+    low, _, high = text.partition("-")
+    try:
+        bounds = (int(low), int(high))
+    except ValueError:
+        raise ValueError(f"MONOPOLY_PORT_RANGE={text!r}: expected low-high, e.g. 20000-26000") from None
+    if not PORT_RANGE[0] <= bounds[0] < bounds[1] <= PORT_RANGE[1]:
+        raise ValueError(f"MONOPOLY_PORT_RANGE={text!r}: must lie within {PORT_RANGE[0]}-{PORT_RANGE[1]}")
+    return bounds
+
+
 _ports = random.Random()  # its own generator: a test seeding `random` must not make two workers agree
 _handed_out: set[int] = set()
 
@@ -101,7 +120,7 @@ _handed_out: set[int] = set()
 def free_port() -> int:
     """A loopback port nothing listens on, never handed out before by this process."""
     for _ in range(500):
-        port = _ports.randrange(*PORT_RANGE)
+        port = _ports.randrange(*port_range())
         if port in _handed_out:
             continue
         with socket.socket() as s:
