@@ -61,17 +61,26 @@ class AuctionStarted(Event):
     bid_rule: str = added("")
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)  # its own `__init__`: see Event
 class BidPlaced(Event):
     auction_id: int
     seat: int
     amount: int
 
+    def __init__(self, auction_id: int, seat: int, amount: int) -> None:
+        self.auction_id = auction_id
+        self.seat = seat
+        self.amount = amount
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)  # its own `__init__`: see Event
 class BidPassed(Event):
     auction_id: int
     seat: int
+
+    def __init__(self, auction_id: int, seat: int) -> None:
+        self.auction_id = auction_id
+        self.seat = seat
 
 
 @dataclass(slots=True)

@@ -32,6 +32,11 @@ class Event:
     Events are values: never change one after it is made. They are plain
     slotted dataclasses rather than frozen ones because a frozen dataclass
     costs three times as much to build, and a game builds millions.
+
+    The events of every turn spell out their `__init__` (`init=False`): the native build
+    (make compile) compiles it to a direct constructor, where the one `dataclass` writes
+    stays interpreted and cost a compiled event about 1,500 instructions, a sixth of a
+    player-turn. tests/unit/engine/test_codec.py checks each against its fields.
     """
 
     __slots__ = ()
@@ -82,13 +87,17 @@ class DeckShuffled(Event):
     cards: tuple[int, ...]  # the new draw pile, top first
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class TurnStarted(Event):
     seat: int
     round: int
 
+    def __init__(self, seat: int, round: int) -> None:
+        self.seat = seat
+        self.round = round
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class DiceRolled(Event):
     seat: int
     d1: int
@@ -96,15 +105,26 @@ class DiceRolled(Event):
     #: X6: the speed die (0: not rolled; 1-3; 4 Mr. Monopoly; 5 Bus).
     speed: int = 0
 
+    def __init__(self, seat: int, d1: int, d2: int, speed: int = 0) -> None:
+        self.seat = seat
+        self.d1 = d1
+        self.d2 = d2
+        self.speed = speed
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class Moved(Event):
     seat: int
     from_square: int
     to_square: int
 
+    def __init__(self, seat: int, from_square: int, to_square: int) -> None:
+        self.seat = seat
+        self.from_square = from_square
+        self.to_square = to_square
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class BankPaid(Event):
     """The bank pays a player: salary (G5), start bonus (G6), a card (C4)."""
 
@@ -112,19 +132,34 @@ class BankPaid(Event):
     amount: int
     reason: BankPaidReason
 
+    def __init__(self, seat: int, amount: int, reason: BankPaidReason) -> None:
+        self.seat = seat
+        self.amount = amount
+        self.reason = reason
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class PurchaseOffered(Event):
     seat: int
     square: int
     price: int
 
+    def __init__(self, seat: int, square: int, price: int) -> None:
+        self.seat = seat
+        self.square = square
+        self.price = price
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class PropertyBought(Event):
     seat: int
     square: int
     price: int
+
+    def __init__(self, seat: int, square: int, price: int) -> None:
+        self.seat = seat
+        self.square = square
+        self.price = price
 
 
 @dataclass(slots=True)
@@ -133,7 +168,7 @@ class PurchaseDeclined(Event):
     square: int
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class PaymentDue(Event):
     debtor: int
     creditor: int  # seat or -1 (bank)
@@ -146,8 +181,26 @@ class PaymentDue(Event):
     #: auctioned or mortgaged square); -1: not recorded (events written before the field).
     square: int = -1
 
+    def __init__(
+        self,
+        debtor: int,
+        creditor: int,
+        amount: int,
+        reason: PaymentReason,
+        then_move: bool = False,
+        bank_share: int = 0,
+        square: int = -1,
+    ) -> None:
+        self.debtor = debtor
+        self.creditor = creditor
+        self.amount = amount
+        self.reason = reason
+        self.then_move = then_move
+        self.bank_share = bank_share
+        self.square = square
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class PaymentMade(Event):
     debtor: int
     creditor: int
@@ -157,12 +210,27 @@ class PaymentMade(Event):
     #: As PaymentDue.square: the square the payment arose on; -1: not recorded.
     square: int = -1
 
+    def __init__(
+        self, debtor: int, creditor: int, amount: int, reason: PaymentReason, bank_share: int = 0, square: int = -1
+    ) -> None:
+        self.debtor = debtor
+        self.creditor = creditor
+        self.amount = amount
+        self.reason = reason
+        self.bank_share = bank_share
+        self.square = square
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class CardDrawn(Event):
     seat: int
     deck: str
     card: int
+
+    def __init__(self, seat: int, deck: str, card: int) -> None:
+        self.seat = seat
+        self.deck = deck
+        self.card = card
 
 
 @dataclass(slots=True)
@@ -178,20 +246,32 @@ class LeftJail(Event):
     fine: int = 0  # J2: a fine paid to the bank with this event
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class BuildingBuilt(Event):
     seat: int
     square: int
     level: int
     cost: int
 
+    def __init__(self, seat: int, square: int, level: int, cost: int) -> None:
+        self.seat = seat
+        self.square = square
+        self.level = level
+        self.cost = cost
 
-@dataclass(slots=True)
+
+@dataclass(slots=True, init=False)
 class BuildingSold(Event):
     seat: int
     square: int
     level: int  # level after the sale
     refund: int
+
+    def __init__(self, seat: int, square: int, level: int, refund: int) -> None:
+        self.seat = seat
+        self.square = square
+        self.level = level
+        self.refund = refund
 
 
 @dataclass(slots=True)
@@ -222,9 +302,12 @@ class PlayerBankrupt(Event):
     cause: BankruptCause = BankruptCause.DEBT
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class TurnEnded(Event):
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
 
 
 @dataclass(slots=True)

@@ -69,9 +69,11 @@ class PlayerState:
         )
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Payment:
-    """A mandatory payment waiting for the debtor's `Pay` (D1). A value: never changed once made."""
+    """A mandatory payment waiting for the debtor's `Pay` (D1). A value: never changed once made.
+
+    Its own `__init__`, made at every payment: compiled to a direct constructor (see `Event`)."""
 
     debtor: int
     creditor: int  # seat, or BANK
@@ -86,6 +88,26 @@ class Payment:
     #: The square the payment arose on (PaymentDue.square); M4: lifting the mortgage of a
     #: "mortgage_fee" payment's square instead cancels the fee.
     square: int = -1
+
+    def __init__(
+        self,
+        debtor: int,
+        creditor: int,
+        amount: int,
+        reason: PaymentReason,
+        then_move: bool = False,
+        bank_share: int = 0,
+        deadline: int = -1,
+        square: int = -1,
+    ) -> None:
+        self.debtor = debtor
+        self.creditor = creditor
+        self.amount = amount
+        self.reason = reason
+        self.then_move = then_move
+        self.bank_share = bank_share
+        self.deadline = deadline
+        self.square = square
 
 
 @dataclass(slots=True)

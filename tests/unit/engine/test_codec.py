@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import typing
 
 import pytest
@@ -11,7 +12,7 @@ from engine import COMMAND_TYPES, EVENT_TYPES, codec, native
 from engine.auction import AuctionStarted
 from engine.board import Board, Square
 from engine.config import TableConfig
-from engine.state import AuctionState, PlayerState, TableState, TradeOffer
+from engine.state import AuctionState, Payment, PlayerState, TableState, TradeOffer
 
 CLASSES = [
     *EVENT_TYPES.values(),
@@ -20,6 +21,7 @@ CLASSES = [
     PlayerState,
     AuctionState,
     TradeOffer,
+    Payment,
     TableConfig,
     Board,
     Square,
@@ -51,3 +53,25 @@ def test_field_types_agree_with_the_runtime_annotations(cls: type) -> None:
     assert {f.name: codec.field_types(cls)[f.name] for f in dataclasses.fields(cls)} == {
         f.name: hints[f.name] for f in dataclasses.fields(cls)
     }
+
+
+OWN_INIT = [cls for cls in CLASSES if not cls.__dataclass_params__.init]  # type: ignore[attr-defined]
+
+
+def test_the_hot_events_have_their_own_constructors() -> None:
+    assert {"DiceRolled", "Moved", "TurnStarted", "PaymentDue", "Payment"} <= {cls.__name__ for cls in OWN_INIT}
+
+
+@pytest.mark.skipif(native.is_compiled(), reason="the native build's signatures are not introspectable")
+@pytest.mark.parametrize("cls", OWN_INIT, ids=lambda cls: cls.__name__)
+def test_an_own_constructor_takes_the_fields_in_order_with_their_defaults(cls: type) -> None:
+    """A class that writes its `__init__` (see engine.events.Event) takes what `dataclass` would."""
+    params = list(inspect.signature(cls).parameters.values())
+    assert [(p.name, p.default) for p in params] == [
+        (f.name, inspect.Parameter.empty if f.default is dataclasses.MISSING else f.default)
+        for f in dataclasses.fields(cls)
+    ]
+    assert all(p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD for p in params)
+    names = [f.name for f in dataclasses.fields(cls)]
+    made = cls(*range(len(names)))  # every field set, in order
+    assert [getattr(made, name) for name in names] == list(range(len(names)))
