@@ -62,6 +62,28 @@ _PRE_ROLL, _POST_ROLL, _BUY, _PAYMENT, _AUCTION, _CASINO, _TRADE, _CHOICE = (
 JAIL_POLICIES = ("pay", "wait")
 
 
+class SeatCommands:
+    """A seat's commands that carry no choice: roll, end the turn, pay, buy or decline, pass.
+
+    Commands are values, so the bot hands out the same ones again rather than building them at
+    each decision: most decisions are one of these, and building a command is a Python call even
+    in the native build (the commands stay interpreted classes, see setup.py).
+    """
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.roll = Roll(seat)
+        self.end_turn = EndTurn(seat)
+        self.pay = Pay(seat)
+        self.buy = BuyProperty(seat)
+        self.decline = DeclineProperty(seat)
+        self.pass_bid = PassBid(seat)
+        self.jail_card = UseJailCard(seat)
+        self.jail_fine = PayJailFine(seat)
+        self.decline_bet = DeclineBet(seat)
+        self.surrender = Surrender(seat)
+
+
 class HeuristicBot:
     def __init__(self, seed: int, reserve: int = 1500, bid_factor_pct: int = 130) -> None:
         self.rng = random.Random(seed)
@@ -90,6 +112,7 @@ class HeuristicBot:
         self._owned: list[int] = []  # squares the seat owns
         self._full_groups: list[int] = []  # groups the seat owns whole, best first
         self._one_short: list[tuple[int, int]] = []  # (group, the one square the seat lacks)
+        self._fixed = SeatCommands(0)  # the commands of the seat last decided for
 
     def _refresh(self, state: TableState, seat: int) -> None:
         if state.seq == self._seen_seq and seat == self._seen_seat and state is self._seen_state:
@@ -125,11 +148,13 @@ class HeuristicBot:
 
     # -- the decision -----------------------------------------------------------
     def choose(self, state: TableState, seat: int) -> Command:
+        if self._fixed.seat != seat:
+            self._fixed = SeatCommands(seat)
         phase = state.phase
         if phase is _PRE_ROLL:
             return self._pre_roll(state, seat)
         if phase is _POST_ROLL:
-            return (None if self._hurried(state) else self._manage(state, seat)) or EndTurn(seat)
+            return (None if self._hurried(state) else self._manage(state, seat)) or self._fixed.end_turn
         if phase is _BUY:
             return self._buy(state, seat)
         if phase is _PAYMENT:
@@ -151,19 +176,19 @@ class HeuristicBot:
         if self.jail_policy is not None and player.in_jail and not state.rolled:
             if self.jail_policy == "pay":
                 if player.jail_cards:
-                    return UseJailCard(seat)
+                    return self._fixed.jail_card
                 if player.cash >= state.config.jail_fine:
-                    return PayJailFine(seat)
-                return self._raise_cash(state, seat) or Roll(seat)  # sell or mortgage to pay
-            return Roll(seat)
+                    return self._fixed.jail_fine
+                return self._raise_cash(state, seat) or self._fixed.roll  # sell or mortgage to pay
+            return self._fixed.roll
         if player.in_jail and not state.rolled:
             if player.jail_cards:
-                return UseJailCard(seat)
+                return self._fixed.jail_card
             if state.round < 15 and player.cash >= state.config.jail_fine + self.reserve:
-                return PayJailFine(seat)
+                return self._fixed.jail_fine
         if self._hurried(state):
-            return Roll(seat)
-        return self._build(state, seat) or self._propose(state, seat) or self._manage(state, seat) or Roll(seat)
+            return self._fixed.roll
+        return self._build(state, seat) or self._propose(state, seat) or self._manage(state, seat) or self._fixed.roll
 
     def _hurried(self, state: TableState) -> bool:
         """The turn timer (E1) is running out: no more optional actions."""
@@ -173,8 +198,8 @@ class HeuristicBot:
         square = state.config.board.squares[state.offer]
         spare = state.players[seat].cash - square.price
         if spare >= self.reserve or (spare >= 0 and self._completes(state, seat, state.offer)):
-            return BuyProperty(seat)
-        return DeclineProperty(seat)
+            return self._fixed.buy
+        return self._fixed.decline
 
     def _bid(self, state: TableState, seat: int) -> Command:
         auction = state.auction
@@ -192,19 +217,19 @@ class HeuristicBot:
             amount = max(amount, min(value, amount + value // 10))
         if amount <= value and state.players[seat].cash - amount >= self.reserve // 2:
             return Bid(seat, amount)
-        return PassBid(seat)
+        return self._fixed.pass_bid
 
     def _bet(self, state: TableState, seat: int) -> Command:
         rules = state.config.casino
         if state.players[seat].cash >= rules.stake + 2 * self.reserve:
             return PlaceBet(seat, (1, 2, 3) if self.rng.random() < 0.5 else (4, 5, 6))
-        return DeclineBet(seat)
+        return self._fixed.decline_bet
 
     def _pay(self, state: TableState, seat: int) -> Command:
         due = state.payments[0].amount
         if state.players[seat].cash >= due:
-            return Pay(seat)
-        return self._raise_cash(state, seat) or Surrender(seat)
+            return self._fixed.pay
+        return self._raise_cash(state, seat) or self._fixed.surrender
 
     def _choose(self, state: TableState, seat: int) -> Command:
         """X6 bus and triple: go for an unowned square; C4 demolition: hit the most built square."""
