@@ -10,6 +10,7 @@ an illegal command.
 from __future__ import annotations
 
 import random
+from typing import Final
 
 from engine import (
     AcceptTrade,
@@ -44,17 +45,16 @@ from engine import (
 from engine.config import TableConfig
 from engine.state import BANK
 
-# Module-level aliases: an enum member lookup is slow on Python 3.11 and `choose` runs millions of times.
-_PRE_ROLL, _POST_ROLL, _BUY, _PAYMENT, _AUCTION, _CASINO, _TRADE, _CHOICE = (
-    Phase.PRE_ROLL,
-    Phase.POST_ROLL,
-    Phase.BUY,
-    Phase.PAYMENT,
-    Phase.AUCTION,
-    Phase.CASINO,
-    Phase.TRADE,
-    Phase.CHOICE,
-)
+# Module-level aliases: an enum member lookup is slow on Python 3.11 and `choose` runs millions of
+# times; `Final`, the native build reads them as C constants.
+_PRE_ROLL: Final = Phase.PRE_ROLL
+_POST_ROLL: Final = Phase.POST_ROLL
+_BUY: Final = Phase.BUY
+_PAYMENT: Final = Phase.PAYMENT
+_AUCTION: Final = Phase.AUCTION
+_CASINO: Final = Phase.CASINO
+_TRADE: Final = Phase.TRADE
+_CHOICE: Final = Phase.CHOICE
 
 
 #: Jail policies (the simulator's landing statistics): leave at once by card or fine, or wait

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
+from typing import Final
 
 
 class Effect(StrEnum):
@@ -40,7 +41,7 @@ class Card:
 
 
 #: C3: ids of Community Chest cards start here (chance ids are 0..n-1).
-CHEST_BASE = 100
+CHEST_BASE: Final = 100
 
 
 @cache  # a value (a tuple of frozen cards): built once

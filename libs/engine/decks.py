@@ -10,6 +10,8 @@ cards themselves are data (cards.py); a used jail card is J2's (jail.py).
 
 from __future__ import annotations
 
+from typing import Final
+
 from . import rng
 from .board import Kind
 from .cards import CHEST_BASE, Effect
@@ -46,7 +48,8 @@ from .flow import (
 from .reasons import BankPaidReason, ChoiceKind, JailReason, PaymentReason
 from .state import BANK, TableState
 
-_JAIL_FREE, _UTILITY_THROW = Effect.JAIL_FREE, Effect.NEAREST_UTILITY_THROW
+_JAIL_FREE: Final = Effect.JAIL_FREE
+_UTILITY_THROW: Final = Effect.NEAREST_UTILITY_THROW
 
 
 def shuffle_decks(ctx: Ctx) -> None:

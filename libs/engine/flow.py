@@ -25,7 +25,7 @@ Rules owned here:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from . import auction as auctions
 from . import casino, rng
@@ -50,39 +50,40 @@ from .events import (
 from .reasons import AuctionReason, BankPaidReason, BankruptCause, EndReason, JailReason, PaymentReason
 from .state import BANK, Phase, TableState
 
-JAIL_SQUARE = 10
+JAIL_SQUARE: Final = 10
 # Module-level aliases of enum members used on hot paths (a member lookup is slow on Python 3.11).
-_PROPERTY, _RAILROAD, _UTILITY, _TAX, _CHANCE, _CASINO, _GO_TO_JAIL, _CHEST = (
-    Kind.PROPERTY,
-    Kind.RAILROAD,
-    Kind.UTILITY,
-    Kind.TAX,
-    Kind.CHANCE,
-    Kind.CASINO,
-    Kind.GO_TO_JAIL,
-    Kind.CHEST,
-)
-UTILITY_THROW = Effect.NEAREST_UTILITY_THROW
-_RENT, _SALARY = PaymentReason.RENT, BankPaidReason.SALARY
+# The constants of this module are `Final`: the native build reads them as C constants rather
+# than from the module's dict at every use.
+_PROPERTY: Final = Kind.PROPERTY
+_RAILROAD: Final = Kind.RAILROAD
+_UTILITY: Final = Kind.UTILITY
+_TAX: Final = Kind.TAX
+_CHANCE: Final = Kind.CHANCE
+_CASINO: Final = Kind.CASINO
+_GO_TO_JAIL: Final = Kind.GO_TO_JAIL
+_CHEST: Final = Kind.CHEST
+UTILITY_THROW: Final = Effect.NEAREST_UTILITY_THROW
+_RENT: Final = PaymentReason.RENT
+_SALARY: Final = BankPaidReason.SALARY
 #: Auctions that start at the printed price whatever the rule set (M3, X3); others follow A1/A2.
-PRICE_START = frozenset({AuctionReason.MORTGAGE_EXPIRED, AuctionReason.OWNER_SALE})
+PRICE_START: Final = frozenset({AuctionReason.MORTGAGE_EXPIRED, AuctionReason.OWNER_SALE})
 #: P10: building auctions, by the level kind they sell (1 a house, 5 a hotel).
-BUILDING_AUCTIONS = {AuctionReason.HOUSE: 1, AuctionReason.HOTEL: 5}
+BUILDING_AUCTIONS: Final = {AuctionReason.HOUSE: 1, AuctionReason.HOTEL: 5}
 #: The phases in which the actor may sell, mortgage or surrender (P8, M1, D1).
-MANAGE = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT, Phase.POST_ROLL})
+MANAGE: Final = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT, Phase.POST_ROLL})
 #: The phases in which the actor may lift a mortgage (M2) or put one to auction (X3).
-LIFT = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.POST_ROLL})
+LIFT: Final = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.POST_ROLL})
 #: T1: the phases in which the player whose turn it is may propose a trade.
-TRADE_WINDOWS = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT})
-ONLY_PRE_ROLL = frozenset({Phase.PRE_ROLL})
-ONLY_BUY = frozenset({Phase.BUY})
-ONLY_PAYMENT = frozenset({Phase.PAYMENT})
-ONLY_AUCTION = frozenset({Phase.AUCTION})
-ONLY_CASINO = frozenset({Phase.CASINO})
-ONLY_TRADE = frozenset({Phase.TRADE})
-ONLY_POST_ROLL = frozenset({Phase.POST_ROLL})
-ONLY_CHOICE = frozenset({Phase.CHOICE})
-ROLL_DONE = frozenset({Phase.PRE_ROLL, Phase.POST_ROLL})
+TRADE_WINDOWS: Final = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT})
+ONLY_PRE_ROLL: Final = frozenset({Phase.PRE_ROLL})
+ONLY_BUY: Final = frozenset({Phase.BUY})
+ONLY_PAYMENT: Final = frozenset({Phase.PAYMENT})
+ONLY_AUCTION: Final = frozenset({Phase.AUCTION})
+ONLY_CASINO: Final = frozenset({Phase.CASINO})
+ONLY_TRADE: Final = frozenset({Phase.TRADE})
+ONLY_POST_ROLL: Final = frozenset({Phase.POST_ROLL})
+ONLY_CHOICE: Final = frozenset({Phase.CHOICE})
+ROLL_DONE: Final = frozenset({Phase.PRE_ROLL, Phase.POST_ROLL})
 
 
 class Ctx:
@@ -114,7 +115,7 @@ class Steps:
     pause_if_agreed: Callable[[Ctx], None]
 
 
-STEPS = Steps()
+STEPS: Final = Steps()
 
 #: Each rule area's tables, which the facade merges: a command type's check (raises
 #: RuleViolation, changes nothing) and effect (emits the events), and an event type's applier.

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import combinations
+from typing import Final
 
 from . import auction as auctions
 from . import (
@@ -122,8 +123,8 @@ __all__ = [
 #: The rule areas, bottom to top; each registers its commands and event appliers.
 AREAS = (position, jail, properties, buildings, mortgages, debts, decks, turn, delegated, clock)
 
-_RULES: dict[type, tuple[CheckFn, EffectFn]] = {}
-_EVOLVE: dict[type, ApplyFn] = {}
+_RULES: Final[dict[type, tuple[CheckFn, EffectFn]]] = {}
+_EVOLVE: Final[dict[type, ApplyFn]] = {}
 for _area in AREAS:
     for _table, _merged in ((_area.COMMANDS, _RULES), (_area.EVENTS, _EVOLVE)):
         _twice = _table.keys() & _merged.keys()

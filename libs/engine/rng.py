@@ -13,8 +13,8 @@ from typing import Final
 
 from mypy_extensions import i64
 
-_MASK = (1 << 64) - 1
-_GAMMA = 0x9E3779B97F4A7C15
+_MASK: Final = (1 << 64) - 1
+_GAMMA: Final = 0x9E3779B97F4A7C15
 #: Compiled with mypyc (make compile): `dice` then runs on native 64-bit integers.
 _NATIVE: Final = not __file__.endswith(".py")
 

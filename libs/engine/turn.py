@@ -10,6 +10,8 @@ A roll in jail is J2-J4's (jail.py).
 
 from __future__ import annotations
 
+from typing import Final
+
 from . import jail, rng
 from .commands import ChooseBusMove, ChooseSquare, EndTurn, Roll
 from .errors import RuleViolation
@@ -50,9 +52,9 @@ from .reasons import ChoiceKind, JailReason
 from .state import BANK, TableState
 
 #: X6: the speed die's six faces: three numbers, Mr. Monopoly twice, the bus.
-SPEED_MR_MONOPOLY = 4
-SPEED_BUS = 5
-SPEED_FACES = (1, 2, 3, SPEED_MR_MONOPOLY, SPEED_MR_MONOPOLY, SPEED_BUS)
+SPEED_MR_MONOPOLY: Final = 4
+SPEED_BUS: Final = 5
+SPEED_FACES: Final = (1, 2, 3, SPEED_MR_MONOPOLY, SPEED_MR_MONOPOLY, SPEED_BUS)
 
 
 def set_turn_order(ctx: Ctx) -> None:
