@@ -77,12 +77,14 @@ async def check_tables(conn: asyncpg.Connection, table_ids: Sequence[str]) -> li
 
 
 async def _check_replay(conn: asyncpg.Connection, table_id: str) -> list[Finding]:
-    row = await conn.fetchrow("SELECT seq, snapshot, snapshot_seq FROM tables WHERE table_id = $1", table_id)
-    if row is None:
-        return []
-    rows = await conn.fetch(
-        "SELECT seq, envelope, payload FROM table_events WHERE table_id = $1 ORDER BY seq", table_id
-    )
+    # One snapshot of both: a table playing on between two reads would look like events past its row.
+    async with conn.transaction(isolation="repeatable_read", readonly=True):
+        row = await conn.fetchrow("SELECT seq, snapshot, snapshot_seq FROM tables WHERE table_id = $1", table_id)
+        if row is None:
+            return []
+        rows = await conn.fetch(
+            "SELECT seq, envelope, payload FROM table_events WHERE table_id = $1 ORDER BY seq", table_id
+        )
     try:
         events = [stored_event(r["envelope"], r["payload"]) for r in rows]
         first = events[0]

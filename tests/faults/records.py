@@ -21,6 +21,7 @@ from client import BotTable, SubProtocolStubs
 from client.demo import ledger
 from client.matchmaking import SeatTicket
 from client.verify import check_table
+from engine import TableState
 from monopoly.v1 import table_pb2_grpc
 from servicekit.wire import stored_event
 
@@ -70,6 +71,31 @@ async def eventually(check: Callable[[], Awaitable[bool]], timeout: float, what:
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what}")
         await asyncio.sleep(0.2)
+
+
+#: A game whose driver committed nothing for this long is stalled (`until_ended`).
+GAME_STALL_S = 60.0
+
+
+async def until_ended(
+    tasks: list[asyncio.Task[TableState]], games: list[BotTable], cap_s: float, stall_s: float = GAME_STALL_S
+) -> list[BotTable]:
+    """Wait for the games' drivers to end; the games still playing when they all stood still (no command
+    committed by any of them) for `stall_s`, or at `cap_s`. A loaded machine plays slower; a stalled
+    table plays not at all."""
+    loop = asyncio.get_running_loop()
+    started = last_progress = loop.time()
+    progress = -1
+    while True:
+        _, pending = await asyncio.wait(tasks, timeout=2.0)
+        playing = [g for g, t in zip(games, tasks, strict=True) if t in pending]
+        if not playing:
+            return []
+        committed = sum(g.commands for g in playing)
+        if committed != progress:
+            progress, last_progress = committed, loop.time()
+        if loop.time() - last_progress > stall_s or loop.time() - started > cap_s:
+            return playing
 
 
 async def describe_stalled(rig: Records, games: list[BotTable]) -> str:

@@ -40,7 +40,7 @@ from monopoly.v1 import rating_pb2_grpc, table_pb2, table_pb2_grpc
 from servicekit.bus import ensure_stream
 from servicekit.wire import command_to_proto
 
-from .records import bots_for, check_records, describe_stalled, wait_until
+from .records import bots_for, check_records, describe_stalled, until_ended, wait_until
 from .servers import Nats, Postgres
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("faults")]
@@ -52,7 +52,8 @@ CLOCK_SCALE = 60  # a game in seconds of real time; a 10 s outage is 10 game min
 DEADLINE_S = 3.0
 FREEZE_S = 6.0
 OUTAGE_S = 10.0
-GAME_TIMEOUT_S = 240.0
+#: The games may take this long to end after a fault, as long as they play (`records.until_ended`).
+GAME_TIMEOUT_S = 600.0
 ENV = {"MATCHMAKING_SMALL_TABLE_WAIT_S": "8.0", "RATING_MIN_REAL_MINUTES": "0.001"}
 REPORT: list[str] = []
 
@@ -143,14 +144,14 @@ async def play_through(rig: Rig, name: str, fault: Callable[[list[BotTable]], Aw
         started = time.monotonic()
         kills = await fault(games)
         outage = time.monotonic() - started
-        done, pending = await asyncio.wait(tasks, timeout=GAME_TIMEOUT_S)
+        stalled = await until_ended(tasks, games, GAME_TIMEOUT_S)
         pause = progress.stop()
-        for task in done:
-            task.result()  # a client that gave up raises here
-        if pending:
-            stalled = [g for g, t in zip(games, tasks, strict=True) if t in pending]
+        for task in tasks:
+            if task.done():
+                task.result()  # a client that gave up raises here
+        if stalled:
             raise AssertionError(
-                f"{len(pending)} of {len(games)} games did not end after {name}:\n"
+                f"{len(stalled)} of {len(games)} games did not end after {name}:\n"
                 + await describe_stalled(rig, stalled)
             )
     finally:
