@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import asyncpg
@@ -54,9 +55,14 @@ class _Pending:
 
 
 class GroupCommitter:
-    def __init__(self, pool: asyncpg.Pool, max_batch: int = 128) -> None:
+    def __init__(
+        self, pool: asyncpg.Pool, max_batch: int = 128, order: Callable[[store.AppendArgs], int] | None = None
+    ) -> None:
         self.pool = pool
         self.max_batch = max(1, max_batch)
+        #: The order a group's commits are written in (None: as they came): by partition, the order the
+        #: lease heartbeat locks its rows in, so a group's fences (FOR SHARE) and a renewal never deadlock.
+        self.order = order
         self._waiting: list[_Pending] = []
         self._wake = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
@@ -92,6 +98,9 @@ class GroupCommitter:
                 await self._wake.wait()
                 continue
             group, self._waiting = self._waiting[: self.max_batch], self._waiting[self.max_batch :]
+            if self.order is not None:
+                order = self.order
+                group.sort(key=lambda pending: order(pending.args))
             await self._commit(group)
 
     async def _commit(self, group: list[_Pending]) -> None:

@@ -210,7 +210,12 @@ class Leases:
                 for p in excess:  # no new calls for them here; theirs in flight finish as the actors stop
                     self.held.pop(p, None)
                 await self.on_lost(excess)
-                async with self.pool.acquire() as conn:
+                async with self.pool.acquire() as conn, conn.transaction():
+                    await conn.execute(  # in partition order, as the renewal (`_beat`)
+                        "SELECT 1 FROM partition_leases WHERE partition = ANY($1::int[]) ORDER BY partition "
+                        "FOR NO KEY UPDATE",
+                        excess,
+                    )
                     await conn.execute(
                         "UPDATE partition_leases SET owner = NULL, expires_at = '-infinity' "
                         "WHERE owner = $1 AND partition = ANY($2::int[])",
@@ -252,6 +257,12 @@ class Leases:
                 self.ttl_s * FORGET_AFTER_TTLS,
             )
             held = sorted(self.held)
+            # The rows first, in partition order: the order a group commit's fences (FOR SHARE) take them
+            # in (`GroupCommitter.order`), so a renewal waits for a commit, never deadlocks with one.
+            await conn.execute(
+                "SELECT 1 FROM partition_leases WHERE partition = ANY($1::int[]) ORDER BY partition FOR NO KEY UPDATE",
+                held,
+            )
             renewed = await conn.fetch(
                 "UPDATE partition_leases l SET expires_at = now() + make_interval(secs => $1) "
                 "FROM unnest($3::int[], $4::bigint[]) AS h(p, e) "

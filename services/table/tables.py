@@ -528,7 +528,7 @@ class Tables:
         #: Idle actors leave memory after TABLE_IDLE_EVICT_S (finished: TABLE_FINISHED_EVICT_S).
         self.idle = Idle(self, idle_evict_s, finished_evict_s)
         #: Commits of many tables written together (`group_commit` at most per group; 1: one by one).
-        self.committer = GroupCommitter(pool, group_commit)
+        self.committer = GroupCommitter(pool, group_commit, order=self._commit_order)
         #: The keys seat tokens are signed and verified with (None: TOKEN_SECRET, `settings.token_secret`).
         self.token_secret = auth.Keyring.of(token_secret if token_secret is not None else settings.token_secret())
         self.snapshot_every = snapshot_every
@@ -538,6 +538,10 @@ class Tables:
         self.relay_wake: Callable[[], None] = lambda: None
         #: This instance's partition leases (None: it runs every table, unfenced: a `Tables` on its own).
         self.leases: Leases | None = None
+
+    def _commit_order(self, args: store.AppendArgs) -> int:
+        """Where a commit goes in its group: its table's partition (`GroupCommitter.order`)."""
+        return self.leases.partition(args.table_id) if self.leases is not None else 0
 
     def fence(self, actor: TableActor) -> tuple[str, int] | None:
         """What an actor's commits are fenced with: this instance and its lease epoch when it loaded the table."""
