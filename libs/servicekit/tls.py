@@ -9,7 +9,6 @@ they are reached at (`servicekit.certs` for tests and compose, cert-manager on K
 from __future__ import annotations
 
 import ssl
-from collections.abc import Sequence
 from pathlib import Path
 
 import grpc
@@ -43,11 +42,9 @@ def channel_credentials(tls: TLSSettings) -> grpc.ChannelCredentials | None:
     )
 
 
-def channel(
-    target: str, tls: TLSSettings | None = None, interceptors: Sequence[grpc.aio.ClientInterceptor] = ()
-) -> grpc.aio.Channel:
-    """A channel to `target`, TLS as `tls` says (None: this process's TLS_* settings), its calls
-    through `interceptors` (`servicekit.credentials`: a token on every call)."""
+def channel(target: str, tls: TLSSettings | None = None) -> grpc.aio.Channel:
+    """A channel to `target`, TLS as `tls` says (None: this process's TLS_* settings); a token on every
+    call: `servicekit.credentials`."""
     credentials = channel_credentials(tls if tls is not None else TLSSettings.from_env())
     # Several addresses (`ipv4:a:1,b:2`: a service's replicas): calls go round robin to those that answer,
     # and the certificate is checked against the addresses' host (the target names no host of its own).
@@ -58,8 +55,8 @@ def channel(
             first = target.split(":", 1)[1].split(",", 1)[0] if target.startswith("ipv4:") else target.split(",", 1)[0]
             options.append(("grpc.ssl_target_name_override", first.rsplit(":", 1)[0]))
     if credentials is None:
-        return grpc.aio.insecure_channel(target, options=options, interceptors=list(interceptors))
-    return grpc.aio.secure_channel(target, credentials, options=options, interceptors=list(interceptors))
+        return grpc.aio.insecure_channel(target, options=options)
+    return grpc.aio.secure_channel(target, credentials, options=options)
 
 
 def nats_context(tls: TLSSettings) -> ssl.SSLContext | None:

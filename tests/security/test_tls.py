@@ -104,8 +104,8 @@ async def test_a_plaintext_client_is_refused_and_a_tls_client_with_the_ca_and_a_
     assert plaintext.value.code() == grpc.StatusCode.UNAVAILABLE
     assert (await check(tlskit.channel(target, pki.client))).status == health_pb2.HealthCheckResponse.SERVING
     # a real call over mTLS: the table is created and served
-    operator = credentials.interceptors(auth.operator_token(tls_platform.token_secret, "tls-test"))
-    async with tlskit.channel(target, pki.client, operator) as channel:
+    operator = auth.operator_token(tls_platform.token_secret, "tls-test")
+    async with credentials.channel(target, operator, pki.client) as channel:
         stub = table_pb2_grpc.TableServiceStub(channel)
         created = await stub.CreateTable(table_pb2.CreateTableRequest(mode="classic", players=["ann", "bob"], seed=3))
         view = await stub.GetTable(table_pb2.GetTableRequest(table_id=created.table_id))

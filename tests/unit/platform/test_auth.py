@@ -11,7 +11,7 @@ import grpc
 import pytest
 
 from monopoly.v1 import auction_pb2, casino_pb2, matchmaking_pb2, rating_pb2, table_pb2, table_pb2_grpc, trade_pb2
-from servicekit import access, auth, grpcserver, settings
+from servicekit import access, auth, credentials, grpcserver, settings
 from servicekit.errors import Forbidden, Unauthenticated
 from servicekit.settings import MissingSecret
 
@@ -312,3 +312,17 @@ def test_a_data_folder_keeps_its_random_key_readable_by_its_owner_only(tmp_path:
     assert first != auth.data_dir_secret(tmp_path / "b")
     assert (tmp_path / "a" / auth.SECRET_FILE).stat().st_mode & 0o777 == 0o600
     assert first not in repr(auth.Keyring.of(first))  # a key never reaches a log line
+
+
+def test_a_token_channel_carries_its_token_on_every_call_unless_the_call_brings_its_own(echo_target: str) -> None:
+    async def main() -> tuple[str, str, list[str]]:
+        async with credentials.channel(echo_target, auth.operator_token(KEY, "ops")) as channel:
+            stub = table_pb2_grpc.TableServiceStub(channel)
+            carried = await stub.GetTable(table_pb2.GetTableRequest(table_id="t1"), timeout=5)
+            own = auth.metadata(auth.issue(KEY, "t1", 1, "ada"))
+            brought = await stub.GetTable(table_pb2.GetTableRequest(table_id="t1"), timeout=5, metadata=own)
+            watch = table_pb2.WatchTableRequest(table_id="t1", seat_token=auth.issue(KEY, "t1", 1, "bo"))
+            items = [i.snapshot.table_id async for i in stub.WatchTable(watch, timeout=5)]
+            return carried.phase, brought.phase, items
+
+    assert asyncio.run(main()) == ("ops", "ada", ["bo", "bo", "bo"])
