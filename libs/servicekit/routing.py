@@ -175,7 +175,9 @@ class RoutedPlay:
     async def write(self, request: table_pb2.SubmitCommandRequest) -> None:
         call = self._open(request.table_id)
         self.pending.append(request)
-        with contextlib.suppress(asyncio.InvalidStateError):  # the stream ended: `read` reopens, sends it again
+        # The stream ended (InvalidStateError), or failed while this write waited for it (its error):
+        # `read` learns which, reopens and sends the request again.
+        with contextlib.suppress(asyncio.InvalidStateError, grpc.aio.AioRpcError):
             await call.write(request)
 
     async def read(self) -> Any:
@@ -226,7 +228,7 @@ class RoutedPlay:
         for request in self.pending:
             try:
                 await self.call.write(request)
-            except asyncio.InvalidStateError:  # it ended at once (its instance is gone): `read` learns why
+            except (asyncio.InvalidStateError, grpc.aio.AioRpcError):  # it ended at once: `read` learns why
                 break
 
     async def done_writing(self) -> None:
