@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
@@ -178,11 +179,11 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         return handler
 
 
-class _Undecodable:
-    """A request whose bytes did not decode: refused as INVALID_ARGUMENT by the handler's wrapper
+class _Refused:
+    """A request refused as it was decoded (`_lenient`), with the reason its handler's wrapper raises
     (a deserializer's own exception would reach the client as UNKNOWN, or INTERNAL on a stream)."""
 
-    def __init__(self, error: Exception) -> None:
+    def __init__(self, error: BadRequest) -> None:
         self.error = error
 
 
@@ -192,19 +193,26 @@ def _lenient(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], A
 
     def deserialize(data: bytes) -> Any:
         try:
-            return deserializer(data)
+            request = deserializer(data)
         except Exception as exc:
-            return _Undecodable(exc)
+            return _Refused(BadRequest(f"the request's bytes do not decode ({type(exc).__name__})"))
+        # A NUL in any string field puts a zero byte in the encoding: only then are the fields walked
+        # (a zero byte is rare otherwise: proto3 does not encode zeros), not for every request.
+        if b"\x00" in data and isinstance(request, Message):
+            try:
+                validate.no_nul(request)
+            except BadRequest as exc:
+                return _Refused(exc)
+        return request
 
     return deserialize
 
 
 def _check(request: Any) -> None:
-    """Refuse at the edge what no handler should see: undecodable bytes, NUL in a string field."""
-    if isinstance(request, _Undecodable):
-        raise BadRequest(f"the request's bytes do not decode ({type(request.error).__name__})")
-    if isinstance(request, Message):
-        validate.no_nul(request)
+    """Refuse at the edge what no handler should see: undecodable bytes, NUL in a string field
+    (both found by `_lenient` as the request was decoded)."""
+    if isinstance(request, _Refused):
+        raise request.error
 
 
 async def _checked(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
@@ -235,12 +243,26 @@ def _mapped_stream(
     return mapped
 
 
-def authorize(secret: auth.Secret, method: str, request: Any, metadata: Any = None) -> auth.Claims | None:
+#: Tokens a stream of requests keeps verified (`authorize`'s `verified`): a table's seats and a service.
+VERIFIED_PER_STREAM = 16
+
+
+def authorize(
+    secret: auth.Secret,
+    method: str,
+    request: Any,
+    metadata: Any = None,
+    verified: dict[str, auth.Claims] | None = None,
+) -> auth.Claims | None:
     """The verified claims of the call's token (None: no token, and the method needs none), checked
     against the method's line of `access.POLICY`; UNAUTHENTICATED (no token, a malformed, forged or
     expired one) or PERMISSION_DENIED (a principal the line does not name, another table, a method
     the policy does not list) otherwise. The token is the request's token field when it has one,
-    else the call's `authorization: Bearer <token>` metadata."""
+    else the call's `authorization: Bearer <token>` metadata.
+
+    `verified`: the claims of the tokens a stream's earlier requests carried (`TableService.Play`), so
+    each token's signature is checked once per stream, not per request; its expiry and the policy
+    still are for every request. Only tokens that passed are kept, at most VERIFIED_PER_STREAM."""
     source, token = auth.request_token(request, metadata)
     try:
         if not token:
@@ -251,7 +273,13 @@ def authorize(secret: auth.Secret, method: str, request: Any, metadata: Any = No
                 raise Unauthenticated(f"{where} is required: a signed token of this platform ({who}) for {method}")
             claims = None
         else:
-            claims = auth.verify(secret, token)
+            claims = verified.get(token) if verified is not None else None
+            if claims is None or claims.expires < time.time():  # an expired one: verify says so
+                claims = auth.verify(secret, token)
+                if verified is not None:
+                    if len(verified) >= VERIFIED_PER_STREAM:
+                        verified.clear()
+                    verified[token] = claims
     except Unauthenticated:
         TOKENS_REFUSED.labels(method).inc()
         raise

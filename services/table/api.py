@@ -116,9 +116,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     ) -> AsyncIterator[table_pb2.PlayResponse]:
         """SubmitCommand for each request of the stream, answered in order; a refused command is
         answered with its status (the stream stays open), anything else ends the stream."""
+        verified: dict[str, auth.Claims] = {}  # the stream's tokens, each signature checked once
         async for request in requests:
             try:
-                claims = grpcserver.authorize(self.tables.token_secret, PLAY_METHOD, request)
+                claims = grpcserver.authorize(self.tables.token_secret, PLAY_METHOD, request, verified=verified)
                 await grpcserver.charge(PLAY_METHOD, claims, context.peer())
                 token = auth.set_current_claims(claims)
                 try:

@@ -314,6 +314,40 @@ def test_a_data_folder_keeps_its_random_key_readable_by_its_owner_only(tmp_path:
     assert first not in repr(auth.Keyring.of(first))  # a key never reaches a log line
 
 
+def test_a_stream_checks_each_token_signature_once_but_its_expiry_and_the_policy_every_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    play = "/monopoly.v1.TableService/Play"
+    verified: dict[str, auth.Claims] = {}
+    now = 1_000_000.0
+    monkeypatch.setattr(grpcserver.time, "time", lambda: now)
+    token = auth.issue(KEY, "t1", 0, "ada", now=int(now), ttl_s=60)
+    request = table_pb2.SubmitCommandRequest(table_id="t1", seat_token=token)
+    assert grpcserver.authorize(KEY, play, request, verified=verified) == auth.verify(KEY, token, now=now)
+    assert list(verified) == [token]
+    elsewhere = table_pb2.SubmitCommandRequest(table_id="t2", seat_token=token)
+    with pytest.raises(Forbidden):  # the policy still reads every request
+        grpcserver.authorize(KEY, play, elsewhere, verified=verified)
+    forged = auth.issue("another-key", "t1", 0, "ada", now=int(now))
+    forged_request = table_pb2.SubmitCommandRequest(table_id="t1", seat_token=forged)
+    with pytest.raises(Unauthenticated):
+        grpcserver.authorize(KEY, play, forged_request, verified=verified)
+    assert forged not in verified
+    now += 61
+    with pytest.raises(Unauthenticated, match="expired"):  # kept, but expired since
+        grpcserver.authorize(KEY, play, request, verified=verified)
+
+
+def test_nul_in_a_string_field_is_refused_as_the_request_is_decoded(echo_target: str) -> None:
+    channel, stub = _stubs(echo_target)
+    with channel:
+        operator = auth.metadata(auth.operator_token(KEY, "ops"))
+        request = table_pb2.GetTableRequest(table_id="t\x00")
+        assert _code(lambda: stub.GetTable(request, timeout=5, metadata=operator)) == grpc.StatusCode.INVALID_ARGUMENT
+        watch = table_pb2.WatchTableRequest(table_id="t1\x00", seat_token=auth.issue(KEY, "t1", 1, "ada"))
+        assert _code(lambda: list(stub.WatchTable(watch, timeout=5))) == grpc.StatusCode.INVALID_ARGUMENT
+
+
 def test_a_token_channel_carries_its_token_on_every_call_unless_the_call_brings_its_own(echo_target: str) -> None:
     async def main() -> tuple[str, str, list[str]]:
         async with credentials.channel(echo_target, auth.operator_token(KEY, "ops")) as channel:
