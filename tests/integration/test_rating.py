@@ -133,7 +133,7 @@ class SyntheticGame:
         """The batches' signals, as the table publishes them; `again`: under new message ids, so
         JetStream keeps them and the service sees a redelivery."""
         for batch in self.batches if batches is None else batches:
-            for subject, msg_id, body in signals.split(batch.events):
+            for subject, msg_id, body in signals.split(batch.events, [e.SerializeToString() for e in batch.events]):
                 await js.publish(subject, body, headers={"Nats-Msg-Id": uuid.uuid4().hex if again else msg_id})
 
 

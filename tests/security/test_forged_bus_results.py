@@ -19,7 +19,7 @@ from nats.js import JetStreamContext
 from client import platform_channel
 from client.casino import connect as casino_connect
 from client.platform import Platform
-from client.verify import stream_events
+from client.verify import stream_envelopes
 from monopoly.v1 import auction_pb2, casino_pb2, casino_pb2_grpc, table_pb2_grpc
 from servicekit import bus, natsauth
 from servicekit.natsauth import BusUsers
@@ -191,7 +191,7 @@ async def test_the_analytics_reader_reads_the_table_events_and_publishes_nothing
     rows = len(await event_rows(pool, table.table_id))
     nc, js = await natsauth.connect(users.url_for(natsauth.ANALYTICS))
     try:
-        assert len(await stream_events(js, table.table_id, rows)) == rows  # an ordered consumer reads it all
+        assert len(await stream_envelopes(js, table.table_id, rows)) == rows  # an ordered consumer reads it all
         info = await js.stream_info(bus.TABLE_EVENTS.name)
         assert info.state.messages > 0
     finally:
