@@ -117,16 +117,7 @@ class Relay:
     async def publish_once(self) -> int:
         """Publish the oldest rows and delete them: how many (-1: another instance's relay is publishing)."""
         async with self.pool.acquire() as conn, conn.transaction():
-            # The DELETE need not wait for its WAL flush: one lost in a crash only publishes its rows again,
-            # and JetStream drops those repeats by Nats-Msg-Id (within the stream's duplicate window, minutes;
-            # Postgres loses at most a few hundred ms of asynchronous commits). One flush fewer per batch
-            # leaves the WAL to the commits that must wait for it (the services' own state).
-            taken = await conn.fetchrow(
-                "SELECT set_config('synchronous_commit', 'off', true), "
-                "pg_try_advisory_xact_lock(hashtext($1)) AS locked",
-                f"outbox:{self.service}",
-            )
-            if not taken["locked"]:
+            if not await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtext($1))", f"outbox:{self.service}"):
                 return -1
             rows = await conn.fetch("SELECT id, subject, msg_id, payload FROM outbox ORDER BY id LIMIT $1", self.batch)
             if not rows:
