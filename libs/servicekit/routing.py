@@ -73,6 +73,7 @@ class RoutedTableStub(table_pb2_grpc.TableServiceStub):  # type: ignore[misc]
         self._home = table_pb2_grpc.TableServiceStub(channel)
         self._open_channel = open_channel
         self._stubs: dict[str, table_pb2_grpc.TableServiceStub] = {}
+        self._channels: dict[str, grpc.aio.Channel] = {}
         #: The instance last known to run each table (its address).
         self.owners: dict[str, str] = {}
         #: Redirects followed, for tests and logs.
@@ -86,15 +87,16 @@ class RoutedTableStub(table_pb2_grpc.TableServiceStub):  # type: ignore[misc]
         if not address:
             return self._home
         if address not in self._stubs:
-            self._stubs[address] = table_pb2_grpc.TableServiceStub(self._open_channel(address))
+            self._channels[address] = self._open_channel(address)
+            self._stubs[address] = table_pb2_grpc.TableServiceStub(self._channels[address])
         return self._stubs[address]
 
     async def close(self) -> None:
         """Close the channels this stub opened to other instances (the first one is the caller's)."""
-        stubs, self._stubs = self._stubs, {}
-        for stub in stubs.values():
+        channels, self._channels, self._stubs = self._channels, {}, {}
+        for channel in channels.values():
             with contextlib.suppress(Exception):
-                await stub._channel.close()
+                await channel.close()
 
     def redirected(self, table_id: str, address: str) -> None:
         self.hops += 1
