@@ -294,9 +294,10 @@ class Consumers:
         fresh = c.exclusive  # its first read, or its lease just taken: see `_rewound`
         while not self._stopping:
             if lease is not None:
-                fresh = fresh or lease.conn is None
+                held = lease.conn
                 if not await self._until_leased(c, lease):
                     return
+                fresh = fresh or held is None or lease.conn is not held  # taken (again) just now
             if fresh:
                 fresh = False
                 try:
