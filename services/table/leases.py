@@ -211,11 +211,7 @@ class Leases:
                     self.held.pop(p, None)
                 await self.on_lost(excess)
                 async with self.pool.acquire() as conn, conn.transaction():
-                    await conn.execute(  # in partition order, as the renewal (`_beat`)
-                        "SELECT 1 FROM partition_leases WHERE partition = ANY($1::int[]) ORDER BY partition "
-                        "FOR NO KEY UPDATE",
-                        excess,
-                    )
+                    await _lock_in_order(conn, excess)
                     await conn.execute(
                         "UPDATE partition_leases SET owner = NULL, expires_at = '-infinity' "
                         "WHERE owner = $1 AND partition = ANY($2::int[])",
@@ -257,12 +253,7 @@ class Leases:
                 self.ttl_s * FORGET_AFTER_TTLS,
             )
             held = sorted(self.held)
-            # The rows first, in partition order: the order a group commit's fences (FOR SHARE) take them
-            # in (`GroupCommitter.order`), so a renewal waits for a commit, never deadlocks with one.
-            await conn.execute(
-                "SELECT 1 FROM partition_leases WHERE partition = ANY($1::int[]) ORDER BY partition FOR NO KEY UPDATE",
-                held,
-            )
+            await _lock_in_order(conn, held)
             renewed = await conn.fetch(
                 "UPDATE partition_leases l SET expires_at = now() + make_interval(secs => $1) "
                 "FROM unnest($3::int[], $4::bigint[]) AS h(p, e) "
@@ -375,6 +366,16 @@ class Leases:
                     await self._lock_conn.close()
                 self._lock_conn = None
         PARTITIONS_OWNED.remove(self.instance_id)
+
+
+async def _lock_in_order(conn: asyncpg.Connection, partitions: list[int]) -> None:
+    """Lock the partitions' lease rows in partition order, the order a group commit's fences (FOR SHARE)
+    take them in (`GroupCommitter.order`), before renewing or handing them back: the heartbeat waits
+    for a commit, or a commit for it, and the two never deadlock."""
+    await conn.execute(
+        "SELECT 1 FROM partition_leases WHERE partition = ANY($1::int[]) ORDER BY partition FOR NO KEY UPDATE",
+        partitions,
+    )
 
 
 async def _nothing(partitions: list[int]) -> None:
