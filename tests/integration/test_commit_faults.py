@@ -339,7 +339,7 @@ async def test_a_group_whose_connection_is_refused_was_not_sent(raw_pool: asyncp
         await committer.stop()
 
 
-async def test_the_clock_stands_still_while_the_table_cannot_be_saved(tables: Tables) -> None:
+async def test_e2_the_clock_stands_still_while_the_table_cannot_be_saved(tables: Tables) -> None:
     """E2: a player is not timed out for the platform's outage. At clock scale 100 the turn timer
     (75 s, E1) runs out in 0.75 s; Postgres is away 3 s (four timers' worth, beyond the three missed
     turns that bankrupt, E2): once it is back, the turn goes on with the time it had left, and a table
