@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -107,6 +108,8 @@ LEASE_RETRY_S = 1.0
 LEASE_CHECK_S = 1.0
 
 Handler = Callable[[bytes], Awaitable[None]]
+#: A handler of a whole fetch at once (`durable_consumer(batched=True)`): the payloads in stream order.
+BatchHandler = Callable[[list[bytes]], Awaitable[None]]
 
 
 class LeaseLost(Exception):
@@ -129,6 +132,8 @@ class _Consumer:
     fetch_timeout_s: float = FETCH_TIMEOUT_S
     #: Read by one instance at a time (the lease's holder), so the stream's order holds across instances.
     exclusive: bool = False
+    #: Handles each fetch in one call (its writes in one transaction), then acks it (`durable_consumer`).
+    batch_handler: BatchHandler | None = None
 
 
 @dataclass
@@ -378,9 +383,26 @@ class Consumers:
         return False
 
     async def _handle(self, c: _Consumer, messages: list[Msg]) -> None:
+        if c.batch_handler is not None and len(messages) > 1:
+            batch = c.batch_handler
+            try:
+                await self._until_reachable(c, messages, lambda: batch([m.data for m in messages]))
+            except LeaseLost:
+                CONSUMED.labels(c.durable, "released").inc(len(messages))
+                for rest in messages:
+                    with contextlib.suppress(Exception):
+                        await rest.nak()
+                return
+            except Exception:  # one message the handler refuses: found by handling them one at a time
+                log.warning("%s: a batch of %d failed; handling it message by message", c.durable, len(messages))
+            else:
+                for msg in messages:
+                    await msg.ack()
+                CONSUMED.labels(c.durable, "acked").inc(len(messages))
+                return
         for i, msg in enumerate(messages):
             try:
-                await self._until_reachable(c, msg)
+                await self._until_reachable(c, (msg,), functools.partial(c.handler, msg.data))
             except LeaseLost:  # another instance may read them now: they go back, in order, at once
                 CONSUMED.labels(c.durable, "released").inc(len(messages) - i)
                 for rest in messages[i:]:
@@ -400,17 +422,18 @@ class Consumers:
             await msg.ack()
             CONSUMED.labels(c.durable, "acked").inc()
 
-    async def _until_reachable(self, c: _Consumer, msg: Msg) -> None:
-        """Handle a message; while Postgres or NATS is out of reach, keep it (telling JetStream it is
-        in progress) and try again with backoff rather than spend its deliveries: an outage longer than
-        MAX_DELIVER redeliveries must not drop it. Other errors raise (NACKed, redelivered)."""
+    async def _until_reachable(self, c: _Consumer, held: Sequence[Msg], handle: Callable[[], Awaitable[None]]) -> None:
+        """Handle the `held` messages (`handle`: the handler's call, for one or a whole batch); while
+        Postgres or NATS is out of reach, keep them (telling JetStream it is in progress) and try again
+        with backoff rather than spend its deliveries: an outage longer than MAX_DELIVER redeliveries
+        must not drop them. Other errors raise (NACKed, redelivered)."""
         delay = OUTAGE_FIRST_DELAY_S
         lease = self._leases.get(c.durable)
         while True:
             if lease is not None and not await lease.held(now=delay > OUTAGE_FIRST_DELAY_S):
                 raise LeaseLost(c.durable)
             try:
-                await c.handler(msg.data)
+                await handle()
                 return
             except Exception as exc:
                 if not unreachable(exc) or self._stopping:
@@ -418,7 +441,8 @@ class Consumers:
                 log.warning("%s: a backing server is out of reach (%s); retrying in %.1f s", c.durable, exc, delay)
             CONSUMED.labels(c.durable, "waiting").inc()
             with contextlib.suppress(Exception):  # NATS away too: the message is redelivered after ack_wait
-                await msg.in_progress()
+                for msg in held:
+                    await msg.in_progress()
             await asyncio.sleep(delay)
             delay = min(delay * 2, OUTAGE_MAX_DELAY_S)
 
@@ -446,5 +470,30 @@ def durable_consumer(
             _Consumer(wanted, stream, durable, max_deliver, handler, gather_s, fetch_timeout_s, exclusive)
         )
         return handler
+
+    return register
+
+
+def batch_consumer(
+    group: Consumers,
+    subjects: str | Sequence[str],
+    stream: JStream,
+    durable: str,
+    handler: Handler,
+    max_deliver: int = MAX_DELIVER,
+    gather_s: float = GATHER_S,
+    fetch_timeout_s: float = FETCH_TIMEOUT_S,
+    exclusive: bool = False,
+) -> Callable[[BatchHandler], BatchHandler]:
+    """`durable_consumer` for a handler that takes each fetch whole, in stream order, so its writes
+    share one transaction (and one WAL flush) instead of one per message; the fetch is acked once
+    it returns. `handler`, the same work for one message, takes over when a batch fails for another
+    reason than an outage: the messages are then handled one at a time, and the one refused is
+    NACKed as `durable_consumer` would."""
+
+    def register(batch: BatchHandler) -> BatchHandler:
+        durable_consumer(group, subjects, stream, durable, max_deliver, gather_s, fetch_timeout_s, exclusive)(handler)
+        group.consumers[-1].batch_handler = batch
+        return batch
 
     return register

@@ -37,9 +37,9 @@ MAX_TRACKED = 20_000
 
 
 class Games:
-    """The consumer's state. The table signals come one message at a time in commit order (the
-    durable consumer handles a fetch in order), so a `GameEnded` is judged after every round and
-    jackpot of its game was recorded; the only memory kept here spares a Postgres write per turn."""
+    """The consumer's state. The table signals come in commit order, a fetch at a time
+    (`on_batches`), so a `GameEnded` is judged after every round and jackpot of its game was
+    recorded; the only memory kept here spares a Postgres write per turn."""
 
     def __init__(
         self,
@@ -57,47 +57,62 @@ class Games:
 
     async def on_batch(self, envelopes: Sequence[common_pb2.Envelope]) -> None:
         """One message of a table's signals (events of one committed command), in order."""
-        if not envelopes:
-            return
-        table_id = envelopes[0].table_id
-        top_round = 0
-        jackpots: list[int] = []
-        for env in envelopes:
-            if env.type not in RELEVANT:
-                continue
-            event = event_from_proto(env.payload)
-            if isinstance(event, TableCreated):
-                cfg = event.config
-                at = env.occurred_at
-                await store.table_created(
-                    self.pool,
-                    table_id,
-                    cfg.mode,
-                    cfg.ruleset,
-                    cfg.teams,
-                    event.players,
-                    at.wall_unix_ms,
-                    at.clock_scale or 1,
-                )
-            elif isinstance(event, TurnStarted):
-                top_round = max(top_round, event.round)
-            elif isinstance(event, BetSettled):
-                if event.jackpot_hit:
-                    jackpots.append(event.seat)
-            elif isinstance(event, GameEnded):
-                await self._progress(table_id, top_round, jackpots)
-                top_round, jackpots = 0, []
-                await self.finish(env, event)
-                self._rounds.pop(table_id, None)  # the game is over
-        await self._progress(table_id, top_round, jackpots)
+        await self.on_batches([envelopes])
 
-    async def _progress(self, table_id: str, top_round: int, jackpots: list[int]) -> None:
-        recorded = self._rounds.get(table_id, 0)
-        if not jackpots and top_round <= recorded:
+    async def on_batches(self, batches: Sequence[Sequence[common_pb2.Envelope]]) -> None:
+        """Messages of the table signals, in stream order. The rounds and jackpots they bring are
+        written together at the end, in one transaction, except a table's own, written just before
+        its `GameEnded` is judged on them: at thousands of tables a write per round each would be
+        the service's limit."""
+        progress: dict[str, tuple[int, list[int]]] = {}  # by table: the last round begun, jackpot seats
+        for envelopes in batches:
+            for env in envelopes:
+                if env.type not in RELEVANT:
+                    continue
+                event = event_from_proto(env.payload)
+                table_id = env.table_id
+                if isinstance(event, TableCreated):
+                    cfg = event.config
+                    at = env.occurred_at
+                    await store.table_created(
+                        self.pool,
+                        table_id,
+                        cfg.mode,
+                        cfg.ruleset,
+                        cfg.teams,
+                        event.players,
+                        at.wall_unix_ms,
+                        at.clock_scale or 1,
+                    )
+                elif isinstance(event, TurnStarted):
+                    top, seats = progress.get(table_id, (0, []))
+                    progress[table_id] = (max(top, event.round), seats)
+                elif isinstance(event, BetSettled):
+                    if event.jackpot_hit:
+                        progress.setdefault(table_id, (0, []))[1].append(event.seat)
+                elif isinstance(event, GameEnded):
+                    if table_id in progress:
+                        await self._progress({table_id: progress.pop(table_id)})
+                    await self.finish(env, event)
+                    self._rounds.pop(table_id, None)  # the game is over
+        await self._progress(progress)
+
+    async def _progress(self, progress: dict[str, tuple[int, list[int]]]) -> None:
+        """Write what grew since the last write (a round not yet recorded, a jackpot)."""
+        news = [
+            (table_id, top, seats)
+            for table_id, (top, seats) in progress.items()
+            if seats or top > self._rounds.get(table_id, 0)
+        ]
+        if not news:
             return
-        await store.table_progress(self.pool, table_id, top_round, jackpots)
-        self._rounds[table_id] = max(recorded, top_round)
-        self._rounds.move_to_end(table_id)
+        if len(news) == 1:
+            await store.table_progress(self.pool, *news[0])
+        else:
+            await store.tables_progress(self.pool, news)
+        for table_id, top, _ in news:
+            self._rounds[table_id] = max(self._rounds.get(table_id, 0), top)
+            self._rounds.move_to_end(table_id)
         while len(self._rounds) > MAX_TRACKED:
             self._rounds.popitem(last=False)
 

@@ -62,19 +62,25 @@ async def table_created(
     )
 
 
+_PROGRESS = (
+    "INSERT INTO tables (table_id, rounds, jackpot_seats) VALUES ($1, $2, $3) "
+    "ON CONFLICT (table_id) DO UPDATE SET rounds = GREATEST(tables.rounds, EXCLUDED.rounds), "
+    "jackpot_seats = ARRAY(SELECT DISTINCT s FROM unnest(tables.jackpot_seats || EXCLUDED.jackpot_seats) AS s "
+    "ORDER BY s), updated_at = now()"
+)
+
+
 async def table_progress(
     conn: asyncpg.Connection | asyncpg.Pool, table_id: str, rounds: int, jackpot_seats: Sequence[int]
 ) -> None:
     """The last round begun (only ever grows) and seats that hit the jackpot (a set)."""
-    await conn.execute(
-        "INSERT INTO tables (table_id, rounds, jackpot_seats) VALUES ($1, $2, $3) "
-        "ON CONFLICT (table_id) DO UPDATE SET rounds = GREATEST(tables.rounds, EXCLUDED.rounds), "
-        "jackpot_seats = ARRAY(SELECT DISTINCT s FROM unnest(tables.jackpot_seats || EXCLUDED.jackpot_seats) AS s "
-        "ORDER BY s), updated_at = now()",
-        table_id,
-        rounds,
-        list(jackpot_seats),
-    )
+    await conn.execute(_PROGRESS, table_id, rounds, list(jackpot_seats))
+
+
+async def tables_progress(pool: asyncpg.Pool, progress: Sequence[tuple[str, int, Sequence[int]]]) -> None:
+    """`table_progress` of several tables (table id, round, jackpot seats), in one transaction."""
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.executemany(_PROGRESS, [(t, rounds, list(seats)) for t, rounds, seats in progress])
 
 
 async def table(conn: asyncpg.Connection | asyncpg.Pool, table_id: str) -> TableRecord | None:

@@ -202,6 +202,31 @@ async def test_a_qualifying_classic_game_rates_each_player_once_in_the_order_of_
     assert ranked.index(players[1]) < ranked.index(players[3])  # the winner above the last
 
 
+async def test_interleaved_games_read_in_one_fetch_are_each_judged_on_their_own_rounds(
+    rating: rating_pb2_grpc.RatingServiceStub, js: JetStreamContext
+) -> None:
+    """R1 over games whose signals arrive interleaved, as thousands of tables publish them: the
+    consumer reads them a fetch at a time and writes their rounds together, yet each game is judged
+    on its own rounds, written before its GameEnded is read."""
+    long_game = SyntheticGame(names("ann", "ben", "cat", "dan"), rounds=14)
+    short_game = SyntheticGame(names("eve", "fay", "gus", "hal"), rounds=6)  # R1: under 10 rounds
+    third = SyntheticGame(names("ivy", "jon", "kim", "lou"), rounds=11)
+    games = (long_game, short_game, third)
+    interleaved = [
+        (game, batch)
+        for i in range(max(len(g.batches) for g in games))
+        for game in games
+        if i < len(game.batches)
+        for batch in [game.batches[i]]
+    ]
+    for game, batch in interleaved:
+        await game.publish(js, [batch])
+    long_result, short_result, third_result = [await judged(rating, g.table_id) for g in games]
+    assert long_result.rated and long_result.rounds == 14
+    assert third_result.rated and third_result.rounds == 11
+    assert not short_result.rated and short_result.rounds == 6 and "R1" in short_result.reason
+
+
 async def test_the_same_game_ended_delivered_again_changes_nothing(
     rating: rating_pb2_grpc.RatingServiceStub, js: JetStreamContext
 ) -> None:

@@ -119,6 +119,74 @@ async def test_a_durable_consumer_handles_in_order_acks_after_success_and_redeli
     await js.delete_stream(name)
 
 
+async def test_a_batch_consumer_handles_a_fetch_in_one_call_and_falls_back_to_one_by_one_on_a_refusal(
+    server_urls: tuple[str, str], js: JetStreamContext
+) -> None:
+    """The rating service's consumer: a fetch is handled whole (its writes in one transaction), in
+    stream order, and acked after; a batch holding a message the handler refuses is handled again a
+    message at a time, so only that one is NACKed and redelivered."""
+    import asyncio
+
+    from faststream.nats import JStream
+    from nats.js.api import RetentionPolicy, StorageType
+
+    from servicekit.bus import ensure_stream
+    from servicekit.consumers import Consumers, batch_consumer
+
+    name = f"BATCHTEST{secrets.token_hex(3).upper()}"
+    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
+                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
+    await ensure_stream(js, spec)
+    batches: list[list[int]] = []
+    singles: list[int] = []
+    refusals = 0
+    consumers = Consumers()
+
+    async def one(body: bytes) -> None:
+        nonlocal refusals
+        if int(body) == 13 and refusals < 1:
+            refusals += 1
+            raise RuntimeError("refused once")
+        singles.append(int(body))
+
+    @batch_consumer(consumers, f"{name.lower()}.*", spec, f"{name.lower()}-durable", one)
+    async def whole(bodies: list[bytes]) -> None:
+        numbers = [int(b) for b in bodies]
+        if 13 in numbers and refusals < 1:
+            raise RuntimeError("a message of this batch is refused")
+        batches.append(numbers)
+
+    for n in range(10):
+        await js.publish(f"{name.lower()}.t", str(n).encode())
+    await consumers.start(js)
+    try:
+        for _ in range(200):
+            if sum(map(len, batches)) == 10:
+                break
+            await asyncio.sleep(0.05)
+        assert [n for b in batches for n in b] == list(range(10))  # in stream order, each once
+        assert len(batches) < 10 and singles == []  # whole fetches, not a call per message
+        await consumers.stop()
+        for n in range(10, 16):  # published while nobody reads: they come in one fetch
+            await js.publish(f"{name.lower()}.t", str(n).encode())
+        consumers = Consumers()
+        batch_consumer(consumers, f"{name.lower()}.*", spec, f"{name.lower()}-durable", one)(whole)
+        await consumers.start(js)
+        for _ in range(200):
+            if sum(map(len, batches)) + len(singles) == 16:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await consumers.stop()
+    handled = [n for b in batches for n in b] + singles
+    assert sorted(handled) == list(range(16))  # nothing lost, nothing twice
+    assert refusals == 1
+    assert singles[:3] == [10, 11, 12]  # the failed batch, again a message at a time up to the refused one
+    info = await js.consumer_info(name, f"{name.lower()}-durable")
+    assert info.num_ack_pending == 0 and info.num_pending == 0
+    await js.delete_stream(name)
+
+
 async def test_an_idle_consumer_fetches_again_without_an_error_and_handles_what_comes_next(
     js: JetStreamContext, caplog: pytest.LogCaptureFixture
 ) -> None:
