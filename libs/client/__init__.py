@@ -306,7 +306,7 @@ class BotTable:
             if self.state is None or loop.time() - self._heard < WATCH_SILENCE_S:
                 continue
             try:
-                request = table_pb2.GetTableRequest(table_id=self.table_id)
+                request = table_pb2.GetTableRequest(table_id=self.table_id, without_state=True)  # its seq only
                 view = await self.stub.GetTable(request, timeout=self.deadline_s)
             except grpc.aio.AioRpcError:
                 continue

@@ -47,9 +47,9 @@ def _stored(table_id: str, row: Mapping[str, Any], scale: int) -> common_pb2.Env
     return envelope(table_id, row["seq"], event, row["game_ms"], scale, wall)
 
 
-def view(actor: TableActor) -> table_pb2.TableView:
+def view(actor: TableActor, with_state: bool = True) -> table_pb2.TableView:
     """The table as its players and spectators see it: the state without the generator's seed and
-    counter (G10), so nobody reads the next roll in advance."""
+    counter (G10), so nobody reads the next roll in advance; `with_state` False: its summary only."""
     s = actor.state
     return table_pb2.TableView(
         table_id=actor.table_id,
@@ -58,7 +58,7 @@ def view(actor: TableActor) -> table_pb2.TableView:
         actor=s.actor,
         finished=s.finished,
         winner=s.winner,
-        state_json=codec.dumps(codec.public_state_data(s)),  # G10: no seed, no counter
+        state_json=codec.dumps(codec.public_state_data(s)) if with_state else "",  # G10: no seed, no counter
         mode=s.config.mode,
         game_ms=s.game_ms,
     )
@@ -92,7 +92,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     async def GetTable(
         self, request: table_pb2.GetTableRequest, context: grpc.aio.ServicerContext
     ) -> table_pb2.TableView:
-        return view(await self.tables.get(_table_id(request.table_id)))
+        return view(await self.tables.get(_table_id(request.table_id)), with_state=not request.without_state)
 
     async def SubmitCommand(
         self, request: table_pb2.SubmitCommandRequest, context: grpc.aio.ServicerContext

@@ -598,3 +598,21 @@ async def test_play_answers_each_command_in_order_and_a_refusal_leaves_the_strea
         assert await asyncio.wait_for(call.read(), TIMEOUT) is grpc.aio.EOF
     finally:
         call.cancel()
+
+
+async def test_get_table_without_state_gives_the_summary_and_no_state(
+    stub: table_pb2_grpc.TableServiceStub, table: BotTable
+) -> None:
+    """A watch stream's silence check asks only where the table is: the same summary, no state JSON."""
+    full = await stub.GetTable(table_pb2.GetTableRequest(table_id=table.table_id), timeout=30)
+    summary = await stub.GetTable(table_pb2.GetTableRequest(table_id=table.table_id, without_state=True), timeout=30)
+    assert json.loads(full.state_json)["seq"] == full.seq > 0
+    assert summary.state_json == ""
+    assert (summary.seq, summary.phase, summary.actor, summary.finished, summary.mode, summary.game_ms) == (
+        full.seq,
+        full.phase,
+        full.actor,
+        full.finished,
+        full.mode,
+        full.game_ms,
+    )

@@ -53,10 +53,12 @@ class JoinTableResponse(_message.Message):
     def __init__(self, seat_token: _Optional[str] = ..., seat: _Optional[int] = ...) -> None: ...
 
 class GetTableRequest(_message.Message):
-    __slots__ = ("table_id",)
+    __slots__ = ("table_id", "without_state")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    WITHOUT_STATE_FIELD_NUMBER: _ClassVar[int]
     table_id: str
-    def __init__(self, table_id: _Optional[str] = ...) -> None: ...
+    without_state: bool
+    def __init__(self, table_id: _Optional[str] = ..., without_state: _Optional[bool] = ...) -> None: ...
 
 class TableView(_message.Message):
     __slots__ = ("table_id", "seq", "phase", "actor", "finished", "winner", "state_json", "mode", "game_ms")
