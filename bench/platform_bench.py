@@ -231,6 +231,17 @@ async def human_pace(
     }
 
 
+def table_counts(text: str) -> list[int]:
+    """`1000,2000` -> [1000, 2000]; `0` -> [] (no human-pace row)."""
+    try:
+        counts = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError("table counts: integers, comma-separated") from None
+    if any(c < 0 for c in counts):
+        raise argparse.ArgumentTypeError("table counts: not negative")
+    return [c for c in counts if c]
+
+
 def instance_counts(text: str) -> list[int]:
     """`1,2,3` -> [1, 2, 3]."""
     counts = [int(x) for x in text.split(",") if x.strip()]
@@ -644,6 +655,20 @@ async def bench_instances(args: argparse.Namespace, counts: list[int], echo_stre
     return status
 
 
+@contextlib.asynccontextmanager
+async def fresh_platform(names: tuple[str, ...]) -> AsyncIterator[tuple[Platform, nats.js.JetStreamContext]]:
+    """A platform of its own (servers, data and all) for one row: nothing of an earlier row left on it."""
+    with tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp, servers(Path(tmp)) as (nats_url, db_url, bus):
+        platform = Platform(nats_url, db_url, Path(tmp) / "svc", clock_scale=1, services=names, bus=bus)
+        await platform.start()
+        nc, js = await natsauth.connect(bus.url_for(natsauth.ADMIN) if bus else nats_url)
+        try:
+            yield platform, js
+        finally:
+            await nc.close()
+            await platform.stop()
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tables", type=int, default=int(os.environ.get("TABLES", 32)))
@@ -653,7 +678,12 @@ async def main() -> int:
         default=int(os.environ["RUNS"]) if os.environ.get("RUNS") else None,
         help="3; 2 with --instances",
     )
-    parser.add_argument("--human-tables", type=int, default=int(os.environ.get("HUMAN_TABLES", 1000)))
+    parser.add_argument(
+        "--human-tables",
+        type=table_counts,
+        default=table_counts(os.environ.get("HUMAN_TABLES", "1000")),
+        help="e.g. 1000,2000,5000: a human-pace row per count, each on a fresh platform (0: none)",
+    )
     parser.add_argument("--think", type=float, default=3.0)
     parser.add_argument("--window", type=float, default=float(os.environ.get("WINDOW", 30)))
     parser.add_argument("--ramp", type=float, default=float(os.environ.get("RAMP", 100)), help="human: tables/s")
@@ -703,13 +733,10 @@ async def main() -> int:
     if args.instances:
         return await bench_instances(args, args.instances, echo_stream)
 
-    with tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp, servers(Path(tmp)) as (nats_url, db_url, bus):
-        names = ("table", "auction", "trade", "casino") if args.services == "all" else ("table",)
-        platform = Platform(nats_url, db_url, Path(tmp) / "svc", clock_scale=1, services=names, bus=bus)
-        await platform.start()
-        print(f"services: {', '.join(names)}; commands sent {TRANSPORTS[args.transport]}", flush=True)
-        nc, js = await natsauth.connect(bus.url_for(natsauth.ADMIN) if bus else nats_url)
-        try:
+    names = ("table", "auction", "trade", "casino") if args.services == "all" else ("table",)
+    print(f"services: {', '.join(names)}; commands sent {TRANSPORTS[args.transport]}", flush=True)
+    if args.runs:
+        async with fresh_platform(names) as (platform, js):
             runs = []
             for i in range(args.runs):
                 r = await full_speed(platform, js, args.tables, seed=1000 * (i + 1), stream=args.transport == "stream")
@@ -730,27 +757,23 @@ async def main() -> int:
                 f"p99 {med['p99_ms']:.1f} ms",
                 flush=True,
             )
-            if args.human_tables:
-                report, h = await human_pace(
-                    platform, args.human_tables, args.think, args.window, args.load_processes, args.ramp
-                )
-                lat = report.latency_ms
-                print(
-                    f"human  {args.human_tables} tables, {args.think:g} s per decision, opened at {args.ramp:g}/s "
-                    f"by {args.load_processes} generator processes, then {args.window:g} s: "
-                    f"{report.commands_per_s:,.0f} commands/s, p50 {lat.get('p50', 0):.1f} ms, "
-                    f"p99 {lat.get('p99', 0):.1f} ms (HDR, corrected for coordinated omission); "
-                    f"never started {report.never_started}, stalled {report.stalled}, failed {report.failed}; "
-                    f"table service CPU {h['cpu_share']:.0%} of a core ({h['cpu_ms_per_command']:.2f} ms per command), "
-                    f"{h['rss_mb']:.0f} MB resident ({h['kb_per_table']:.0f} KB per table)",
-                    flush=True,
-                )
-                if not report.ok:
-                    print("human  NOT every table played: the figures above do not hold for all of them", flush=True)
-                    status = 1
-        finally:
-            await nc.close()
-            await platform.stop()
+    for count in args.human_tables:  # each count on a platform of its own: no table of the last one left
+        async with fresh_platform(names) as (platform, _):
+            report, h = await human_pace(platform, count, args.think, args.window, args.load_processes, args.ramp)
+        lat = report.latency_ms
+        print(
+            f"human  {count} tables, {args.think:g} s per decision, opened at {args.ramp:g}/s "
+            f"by {args.load_processes} generator processes, then {args.window:g} s: "
+            f"{report.commands_per_s:,.0f} commands/s, p50 {lat.get('p50', 0):.1f} ms, "
+            f"p99 {lat.get('p99', 0):.1f} ms (HDR, corrected for coordinated omission); "
+            f"never started {report.never_started}, stalled {report.stalled}, failed {report.failed}; "
+            f"table service CPU {h['cpu_share']:.0%} of a core ({h['cpu_ms_per_command']:.2f} ms per command), "
+            f"{h['rss_mb']:.0f} MB resident ({h['kb_per_table']:.0f} KB per table)",
+            flush=True,
+        )
+        if not report.ok:
+            print("human  NOT every table played: the figures above do not hold for all of them", flush=True)
+            status = 1
     return status
 
 
