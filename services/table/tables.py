@@ -11,6 +11,7 @@ the next deadline in the state comes due.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import logging
 import secrets
@@ -95,10 +96,38 @@ RESYNC_MAX_DELAY_S = 1.0
 
 
 def command_digest(command: Command | None, seat: int | None) -> str:
-    """What a command id is bound to: who sent it (a seat, or the platform: None) and the command's content."""
+    """What a command id is bound to: who sent it (a seat, or the platform: None) and the command's content.
+
+    Most commands are a few small numbers repeated all game (Roll(0), EndTurn(2)...): their digests
+    are kept by value, since the canonical JSON and its hash cost more than the rest of the command.
+    Only all-int commands are kept (`True == 1`, so a bool would share an int's entry)."""
+    if command is None:
+        return _digest(None, seat)
+    cls = type(command)
+    names = _COMMAND_FIELDS.get(cls)
+    if names is None:
+        names = _COMMAND_FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    values = tuple(getattr(command, name) for name in names)
+    if not all(type(v) is int for v in values):
+        return _digest(command, seat)
+    key = (cls, seat, values)
+    known = _DIGESTS.get(key)
+    if known is None:
+        if len(_DIGESTS) >= _DIGESTS_KEPT:
+            _DIGESTS.clear()
+        known = _DIGESTS[key] = _digest(command, seat)
+    return known
+
+
+def _digest(command: Command | None, seat: int | None) -> str:
     who = "platform" if seat is None else f"seat:{seat}"
     body = codec.dumps(codec.command_to_data(command)) if command is not None else "clock"
     return hashlib.sha256(f"{who}\n{body}".encode()).hexdigest()
+
+
+_COMMAND_FIELDS: dict[type, tuple[str, ...]] = {}
+_DIGESTS: dict[tuple[Any, ...], str] = {}
+_DIGESTS_KEPT = 4096
 
 
 def wall_ms() -> int:
