@@ -24,7 +24,7 @@ BUF_VERSION := 1.75.0
 BUF         := build/node/node_modules/.bin/buf
 RELEASED    := proto/released/monopoly-v1.binpb
 
-.PHONY: run demo play test test-unit test-integration lint typecheck compile uncompile bench bench-peers bench-commit bench-platform bench-gateway simulate proto proto-check proto-release deploy-check clean
+.PHONY: run demo play test test-unit test-integration lint typecheck compile uncompile bench bench-peers bench-instructions bench-commit bench-platform bench-gateway simulate proto proto-check proto-release deploy-check clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -107,6 +107,11 @@ bench: $(STAMP) $(if $(filter 1,$(NATIVE)),compile,uncompile)
 ## bench-peers: the other simulators (checkouts in PEERS_DIR, default build/peers: see bench/peers.py), measured now
 bench-peers: $(STAMP)
 	$(BIN)/python bench/peers.py
+
+## bench-instructions: instructions per player-turn under valgrind (load-independent): ours compiled
+## (when built) and pure Python, hash on and off, and the peers (GAMES_I games, default 10)
+bench-instructions: $(STAMP)
+	$(BIN)/python bench/engine_instructions.py --games $(or $(GAMES_I),10)
 
 ## bench-commit: the table service's commit path (a command's events encoded) and a replay's decoding, per event
 bench-commit: $(STAMP)

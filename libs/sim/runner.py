@@ -36,6 +36,7 @@ from engine import (
     Tick,
     TurnTimedOut,
     apply,
+    event_values,
     new_game,
     next_deadline,
     preset,
@@ -111,8 +112,14 @@ def events_bytes(events: list[Event]) -> bytes:
     an event grows.
 
     One pass per game, through C-level maps (a getter per type, one `orjson.dumps`): encoded
-    event by event in Python, the check cost as much as the rules it checks.
+    event by event in Python, the check cost as much as the rules it checks. In the native build
+    the names and values come from compiled code instead (`engine.event_values`, the same ones).
     """
+    if _COMPILED_VALUES:
+        names, read, special = event_values.values(events)
+        for i in special:
+            read[i] = _special_value(events[i])
+        return b" ".join(names) + b"\n" + orjson.dumps(read)
     kinds = list(map(type, events))
     values: list[Any] = list(map(operator.call, map(_VALUES.__getitem__, kinds), events))
     for cls in _SPECIAL:  # the few events encoded field by field, found by C-level searches
@@ -150,6 +157,8 @@ _VALUES: dict[type, Callable[[Any], Any]] = {
     for cls in EVENT_TYPES.values()
     for names in [[f.name for f in dataclasses.fields(cls)]]
 }
+#: Reading the fields in compiled code beats the getters only when that code is compiled (make compile).
+_COMPILED_VALUES = not (event_values.__file__ or "").endswith(".py")
 #: The JSON of `_without_added_defaults` of the configs seen lately, by identity (a run plays one).
 _CONFIGS: dict[int, tuple[TableConfig, orjson.Fragment]] = {}
 
