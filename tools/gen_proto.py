@@ -165,11 +165,15 @@ def _source_comments(cls: type) -> dict[str, str]:
 
 
 def _message_doc(name: str, cls: type) -> str:
-    """The table's text, else the class's own docstring (a dataclass without one has its signature)."""
-    own = cls.__dict__.get("__doc__") or ""
-    if own.startswith(f"{cls.__name__}("):
-        own = ""
-    return MESSAGE_DOCS.get(name) or " ".join(inspect.cleandoc(own).split())
+    """The table's text, else the class's docstring, read from its source: the compiled build's
+    classes do not all keep theirs (a dataclass without one has its signature as `__doc__`)."""
+    return MESSAGE_DOCS.get(name) or " ".join(inspect.cleandoc(_source_docstring(cls)).split())
+
+
+def _source_docstring(cls: type) -> str:
+    text = Path(codec._source_path(sys.modules[cls.__module__])).read_text()
+    (node,) = [n for n in ast.parse(text).body if isinstance(n, ast.ClassDef) and n.name == cls.__name__]
+    return ast.get_docstring(node, clean=False) or ""
 
 
 def _field_doc(message: str, field: str, comments: dict[str, str], proto: str = "") -> str:
