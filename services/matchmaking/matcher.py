@@ -140,13 +140,12 @@ class Matchmaker:
 
     async def _free(self, conn: asyncpg.Connection, player_id: str, lobby_ok: str | None = None) -> None:
         """Refuse (FAILED_PRECONDITION, R4) a player already queued, seated at a live table or in a lobby."""
-        ticket = await store.waiting_ticket(conn, player_id)
-        if ticket is not None:
-            raise _in_queue(ticket["mode"])
-        table_id = await store.live_table_of(conn, player_id)
-        if table_id is not None:
-            raise _in_table(table_id)
-        lobby_id = await store.open_lobby_of(conn, player_id)
+        found = await store.engagements(conn, player_id)
+        if found["waiting_mode"] is not None:
+            raise _in_queue(found["waiting_mode"])
+        if found["live_table"] is not None:
+            raise _in_table(found["live_table"])
+        lobby_id = found["open_lobby"]
         if lobby_id is not None and lobby_id != lobby_ok:
             raise _in_lobby(lobby_id)
 
@@ -218,10 +217,15 @@ class Matchmaker:
                     raise BadRequest(f"party {party_id} has {known} players, not {party_size}")
                 if await store.party_count(conn, mode, party_id) >= party_size:
                     raise RuleViolation("R4", f"party {party_id} is complete ({party_size} players)")
-            await store.add_ticket(
-                conn, "t-" + secrets.token_hex(8), player_id, mode, party_id or None, party_size, bot_fill
-            )
+            ticket_id = "t-" + secrets.token_hex(8)
+            await store.add_ticket(conn, ticket_id, player_id, mode, party_id or None, party_size, bot_fill)
         self._notify(mode)
+        # The ticket's line, from a read of the queue that began after the commit (shared with every
+        # other caller meanwhile); matched already if the matcher was quicker.
+        snapshot = await self.queue_view(mode).fresh(asyncio.get_running_loop().time())
+        out = pb.QueueStatus(ticket_id=ticket_id, status="waiting", mode=mode, party_id=party_id)
+        if self._fill_line(out, snapshot):
+            return out
         return await self.status(player_id)
 
     async def cancel(self, player_id: str) -> pb.QueueStatus:
@@ -592,8 +596,10 @@ class Matchmaker:
             out.waiting.update(await store.waiting_counts(conn))
             for lobby in await store.open_lobbies(conn):
                 out.lobbies.append(await self._lobby_view(conn, lobby["lobby_id"], None))
-            for m in await store.live_matches(conn):
-                view = match_view(m, await store.seats(conn, m["table_id"]))
+            live = await store.live_matches(conn)
+            seats = await store.seats_of(conn, [m["table_id"] for m in live])
+            for m in live:
+                view = match_view(m, seats[m["table_id"]])
                 out.running.add(
                     table_id=m["table_id"],
                     mode=m["mode"],

@@ -218,7 +218,15 @@ def plan(mode: str, tickets: Sequence[Ticket], rules: Rules) -> list[Plan]:
 
 def queued_players(tickets: Sequence[Ticket]) -> int:
     """Players waiting in units that could sit at a table now (singles and complete parties)."""
-    return sum(u.size for u in units(tickets))
+    singles = 0
+    parties: dict[str, list[int]] = {}  # party id: [members here, its size]
+    for t in tickets:
+        if t.party_id:
+            party = parties.setdefault(t.party_id, [0, t.party_size])
+            party[0] += 1
+        else:
+            singles += 1
+    return singles + sum(n for n, size in parties.values() if n == size)
 
 
 def estimate_wait_s(

@@ -91,7 +91,7 @@ class QueueView:
         self,
         mode: str,
         load: Loader,
-        min_interval_s: float = 0.05,
+        min_interval_s: float = 0.2,
         wake_interval_s: float = 1.0,
         poll_s: float = 0.25,
     ) -> None:
