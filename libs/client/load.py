@@ -3,7 +3,8 @@
 A load run is only worth its figures if every table it meant to run is accounted for. So each table
 has a status, and the report counts them all: `waiting` (not yet opened: the ramp has not reached
 it), `forming` (players queued or the table being created), `playing` (its first command
-committed), `finished`, `failed` (an error the bots could not recover from), and at the end
+committed), `finished`, `failed` (an error the bots could not recover from, or a game that ended
+without one command of its bots committed: its turns timed out), and at the end
 `never started` (opened, never committed a command) and `stalled` (playing, but no command for
 `stall_s`). A run with any table that never started, stalled or failed exits non-zero.
 
