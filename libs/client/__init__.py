@@ -188,6 +188,8 @@ class BotTable:
     #: Watch streams that fell silent while the table moved on (each logged, then opened again).
     stale_watches: int = 0
     latencies: list[float] = field(default_factory=list)
+    #: The clock scale the table runs at, as its events tell (0 until one arrived).
+    table_clock_scale: int = 0
     #: Called with (table, event) for every event the replica applies.
     on_event: Callable[[BotTable, Event], None] | None = None
     #: The services that run this table's sub-protocols (the table is created delegating them).
@@ -330,6 +332,8 @@ class BotTable:
         state = self.state
         assert state is not None
         for env in envelopes:
+            if env.occurred_at.clock_scale:
+                self.table_clock_scale = env.occurred_at.clock_scale
             if env.seq == state.seq + 1:
                 event = event_from_proto(env.payload)
                 evolve(state, event)

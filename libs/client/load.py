@@ -3,7 +3,8 @@
 A load run is only worth its figures if every table it meant to run is accounted for. So each table
 has a status, and the report counts them all: `waiting` (not yet opened: the ramp has not reached
 it), `forming` (players queued or the table being created), `playing` (its first command
-committed), `finished`, `failed` (an error the bots could not recover from), and at the end
+committed), `finished`, `failed` (an error the bots could not recover from, or a game that ended
+without one command of its bots committed: its turns timed out), and at the end
 `never started` (opened, never committed a command) and `stalled` (playing, but no command for
 `stall_s`). A run with any table that never started, stalled or failed exits non-zero.
 
@@ -177,6 +178,12 @@ class Generator:
             games = await self._form(number)
             self.games[number] = games
             await asyncio.gather(*(g.play() for g in games))
+            self._drain()
+            if not any(g.commands for g in games):
+                # The game ended, but not by our bots: it did not play (its turns timed out meanwhile).
+                self.status[number] = "failed"
+                self.failures.append(f"table #{number}: {ended_unplayed(games, self.spec.think_s)}")
+                return
             self.status[number] = "finished"
         except asyncio.CancelledError:
             raise
@@ -211,7 +218,11 @@ class Generator:
             return [game]
         tag = f"load{spec.seed}-{self.index}-{number}"
         players = [await self.mm.register(f"{tag}-{i}") for i in range(spec.players)]
-        tickets = await self.mm.queue_and_wait(players, spec.mode, timeout=max(60.0, spec.stall_s))
+        wait_s = max(60.0, spec.stall_s)
+        try:
+            tickets = await self.mm.queue_and_wait(players, spec.mode, timeout=wait_s)
+        except TimeoutError:
+            raise TimeoutError(f"matchmaking did not seat its {spec.players} players within {wait_s:g} s") from None
         games: dict[str, BotTable] = {}
         for ticket in tickets:
             game = games.setdefault(ticket.table_id, self._driver(number))
@@ -275,6 +286,29 @@ class Generator:
             await asyncio.sleep(SNAPSHOT_S)
             self._drain()
             send.put(self.snapshot())
+
+
+def ended_unplayed(games: list[BotTable], think_s: float) -> str:
+    """Why a table that ended without one command of its bots committed counts as failed."""
+    ids = ", ".join(g.table_id for g in games)
+    refused = sum(g.refused for g in games)
+    codes = Counter[str]()
+    for g in games:
+        codes.update(g.status_codes)
+    answers = f"; answers: {', '.join(f'{c} {n}' for c, n in sorted(codes.items()))}" if codes else ""
+    state = games[0].state if games else None
+    scale = max((g.table_clock_scale for g in games), default=0) or 1
+    if state is None:
+        why = "no state of the table was ever seen"
+    else:
+        real_s = state.config.clock.turn_seconds / scale
+        why = (
+            f"its turns timed out (E2: three missed turns bankrupt a player); a turn is "
+            f"{state.config.clock.turn_seconds} game s, at clock scale {scale} {real_s:.2f} real s"
+        )
+        if real_s <= think_s:
+            why += f", less than the bots' --think {think_s:g} s (run the platform at a lower clock scale)"
+    return f"table {ids} ended without one command of its bots committed ({refused} refused{answers}): {why}"
 
 
 def _generator_main(spec: LoadSpec, index: int, send: Queue[Snapshot]) -> None:

@@ -13,10 +13,14 @@ from servicekit.errors import BadRequest
 from servicekit.grpcserver import Registration
 
 from .matcher import Matchmaker
+from .snapshot import QueueView, Watch
 
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["MatchmakingService"].full_name
-#: WatchQueue looks at the ticket again at least this often (another instance may have matched it).
-WATCH_POLL_S = 0.25
+#: A watcher looks at its ticket again after this long even if not woken (its queue is read every
+#: `QueueView.poll_s` while watched, and watchers are woken after reads: this is the fallback).
+WATCH_IDLE_S = 5.0
+#: A watcher's status comes from a snapshot of its queue at most this old.
+WATCH_MAX_AGE_S = 1.0
 
 
 def _lobby_id(value: str) -> str:
@@ -47,18 +51,31 @@ class MatchmakingService(matchmaking_pb2_grpc.MatchmakingServiceServicer):
     ) -> AsyncIterator[pb.QueueStatus]:
         player = self.mm.player_of(auth.current_claims())
         last: pb.QueueStatus | None = None
-        while True:
-            status = await self.mm.status(player)
-            comparable = pb.QueueStatus()
-            comparable.CopyFrom(status)
-            comparable.waited_ms = 0
-            comparable.estimated_wait_ms = status.estimated_wait_ms // 1000  # a change of a second or more
-            if comparable != last:
-                yield status
-                last = comparable
-            if status.status != "waiting":
-                return
-            await self.mm.changed(WATCH_POLL_S)
+        status = await self.mm.status(player)  # the first message: the ticket as of this call
+        watch: tuple[QueueView, Watch] | None = None
+        try:
+            while True:
+                comparable = pb.QueueStatus()
+                comparable.CopyFrom(status)
+                comparable.waited_ms = 0
+                comparable.estimated_wait_ms = status.estimated_wait_ms // 1000  # a change of a second or more
+                if comparable != last:
+                    yield status
+                    last = comparable
+                if status.status != "waiting":
+                    return
+                if watch is None or watch[1].ticket_id != status.ticket_id:  # (queued again meanwhile)
+                    if watch is not None:
+                        watch[0].unwatch(watch[1])
+                    view = self.mm.queue_view(status.mode)
+                    watch = view, view.watch(status.ticket_id)
+                # Woken when the ticket left the queue, or its line moved (at a bounded rate, by one
+                # read of the queue shared by every watcher).
+                await watch[1].wait(WATCH_IDLE_S)
+                status = await self.mm.watch_status(player, status, WATCH_MAX_AGE_S)
+        finally:
+            if watch is not None:
+                watch[0].unwatch(watch[1])
 
     async def GetMyMatch(self, request: pb.GetMyMatchRequest, context: grpc.aio.ServicerContext) -> pb.MatchView:
         return await self.mm.my_match(self.mm.player_of(auth.current_claims()))

@@ -43,7 +43,8 @@ from servicekit import auth, bus, validate
 from servicekit.errors import BadRequest, Forbidden, NotFound, Unauthenticated, Unavailable
 
 from . import store
-from .queues import QUEUE_MODES, Plan, Rules, SeatPlan, Ticket, estimated_wait_s, plan
+from .queues import QUEUE_MODES, Plan, Rules, SeatPlan, Ticket, plan
+from .snapshot import QueueView, Snapshot
 
 log = logging.getLogger("matchmaking")
 
@@ -60,6 +61,9 @@ ERRORS = Counter("matchmaking_matcher_errors_total", "Matcher passes that failed
 RECONCILED = Counter("matchmaking_matches_reconciled_total", "Live matches finished because their table had ended")
 #: How often live matches are checked against their tables (and once at start).
 RECONCILE_S = 30.0
+
+#: CreateTable calls one matcher pass makes at once (the tables it planned are created side by side).
+CREATE_CONCURRENCY = 16
 
 #: Player tokens live this long (a player re-registers, or the client keeps its token, after that).
 PLAYER_TOKEN_TTL_S = 30 * 24 * 3600
@@ -105,8 +109,8 @@ class Matchmaker:
         self.ratings = ratings
         self.rating_lookup = rating_lookup
         self.relay_wake: Callable[[], None] = lambda: None
-        self._changed = asyncio.Event()
         self._stopped = asyncio.Event()
+        self._views: dict[str, QueueView] = {}
 
     # Tokens and players
 
@@ -136,23 +140,45 @@ class Matchmaker:
 
     async def _free(self, conn: asyncpg.Connection, player_id: str, lobby_ok: str | None = None) -> None:
         """Refuse (FAILED_PRECONDITION, R4) a player already queued, seated at a live table or in a lobby."""
-        ticket = await store.waiting_ticket(conn, player_id)
-        if ticket is not None:
-            raise _in_queue(ticket["mode"])
-        table_id = await store.live_table_of(conn, player_id)
-        if table_id is not None:
-            raise _in_table(table_id)
-        lobby_id = await store.open_lobby_of(conn, player_id)
+        found = await store.engagements(conn, player_id)
+        if found["waiting_mode"] is not None:
+            raise _in_queue(found["waiting_mode"])
+        if found["live_table"] is not None:
+            raise _in_table(found["live_table"])
+        lobby_id = found["open_lobby"]
         if lobby_id is not None and lobby_id != lobby_ok:
             raise _in_lobby(lobby_id)
 
-    def _notify(self) -> None:
-        old, self._changed = self._changed, asyncio.Event()
-        old.set()
+    def _notify(self, mode: str | None = None) -> None:
+        """A local change (to `mode`'s queue, or to any): the queue views read again for their watchers."""
+        for name, view in self._views.items():
+            if mode is None or name == mode:
+                view.changed()
 
-    async def changed(self, timeout: float) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._changed.wait(), timeout)
+    def queue_view(self, mode: str) -> QueueView:
+        """The shared snapshot of `mode`'s waiting queue (every status and WatchQueue reads it)."""
+        view = self._views.get(mode)
+        if view is None:
+            view = self._views[mode] = QueueView(mode, self._load_queue)
+        return view
+
+    async def _load_queue(self, mode: str) -> tuple[list[Ticket], float | None]:
+        async with self.pool.acquire() as conn:
+            rows = await store.waiting(conn, mode)
+            recent = await store.recent_wait_s(conn, mode)
+        tickets = [
+            Ticket(
+                r["ticket_id"],
+                r["player_id"],
+                r["display_name"],
+                r["party_id"],
+                r["party_size"],
+                r["bot_fill"],
+                float(r["waited_s"]),
+            )
+            for r in rows
+        ]
+        return tickets, recent
 
     # Queues
 
@@ -191,10 +217,15 @@ class Matchmaker:
                     raise BadRequest(f"party {party_id} has {known} players, not {party_size}")
                 if await store.party_count(conn, mode, party_id) >= party_size:
                     raise RuleViolation("R4", f"party {party_id} is complete ({party_size} players)")
-            await store.add_ticket(
-                conn, "t-" + secrets.token_hex(8), player_id, mode, party_id or None, party_size, bot_fill
-            )
-        self._notify()
+            ticket_id = "t-" + secrets.token_hex(8)
+            await store.add_ticket(conn, ticket_id, player_id, mode, party_id or None, party_size, bot_fill)
+        self._notify(mode)
+        # The ticket's line, from a read of the queue that began after the commit (shared with every
+        # other caller meanwhile); matched already if the matcher was quicker.
+        snapshot = await self.queue_view(mode).fresh(asyncio.get_running_loop().time())
+        out = pb.QueueStatus(ticket_id=ticket_id, status="waiting", mode=mode, party_id=party_id)
+        if self._fill_line(out, snapshot):
+            return out
         return await self.status(player_id)
 
     async def cancel(self, player_id: str) -> pb.QueueStatus:
@@ -217,7 +248,27 @@ class Matchmaker:
             return pb.QueueStatus(status="cancelled")
 
     async def status(self, player_id: str) -> pb.QueueStatus:
-        """The player's latest ticket: position and estimate while waiting, the match once matched."""
+        """The player's latest ticket: position and estimate while waiting, the match once matched.
+
+        As of this call: a waiting ticket's line comes from a snapshot of its queue read after the
+        call began (shared with every other reader meanwhile: `QueueView.fresh`)."""
+        loop = asyncio.get_running_loop()
+        since = loop.time()
+        for _ in range(2):
+            out, waited_s = await self._latest(player_id)
+            if out.status != "waiting":
+                return out
+            snapshot = await self.queue_view(out.mode).fresh(since)
+            if self._fill_line(out, snapshot):
+                return out
+            since = loop.time()  # it left the queue meanwhile (and the player queued again): once more
+        out.waited_ms = int(waited_s * 1000)  # not in line yet as far as the snapshot knows: behind it
+        out.waiting = len(snapshot.tickets) + 1
+        out.position = out.waiting
+        return out
+
+    async def _latest(self, player_id: str) -> tuple[pb.QueueStatus, float]:
+        """The player's latest ticket (with its match once matched, without its line) and its wait."""
         async with self.pool.acquire() as conn:
             t = await store.latest_ticket(conn, player_id)
             if t is None:
@@ -225,20 +276,30 @@ class Matchmaker:
             out = pb.QueueStatus(
                 ticket_id=t["ticket_id"], status=t["status"], mode=t["mode"], party_id=t["party_id"] or ""
             )
-            if t["status"] == "waiting":
-                rows = await store.waiting(conn, t["mode"])
-                tickets = await self._tickets(conn, rows)
-                mine = next((x for x in tickets if x.ticket_id == t["ticket_id"]), None)
-                out.waiting = len(tickets)
-                out.position = 1 + next((i for i, x in enumerate(tickets) if x.ticket_id == t["ticket_id"]), 0)
-                if mine is not None:
-                    out.waited_ms = int(mine.waited_s * 1000)
-                    recent = await store.recent_wait_s(conn, t["mode"])
-                    estimate = estimated_wait_s(t["mode"], tickets, mine, self.rules, recent)
-                    out.estimated_wait_ms = int(estimate * 1000)
-            elif t["status"] == "matched":
+            if t["status"] == "matched":
                 out.match.CopyFrom(await self._match_view(conn, t["table_id"], player_id))
-            return out
+            return out, float(t["waited_s"])
+
+    async def watch_status(self, player_id: str, last: pb.QueueStatus, max_age_s: float) -> pb.QueueStatus:
+        """The status of a watched ticket (`last`: its previous status): while it waits, from a snapshot
+        of its queue at most `max_age_s` old, no query of its own; once it left the queue, `status`."""
+        if last.status == "waiting":
+            since = asyncio.get_running_loop().time() - max_age_s
+            snapshot = await self.queue_view(last.mode).fresh(since)
+            out = pb.QueueStatus(ticket_id=last.ticket_id, status="waiting", mode=last.mode, party_id=last.party_id)
+            if self._fill_line(out, snapshot):
+                return out
+        return await self.status(player_id)
+
+    def _fill_line(self, out: pb.QueueStatus, snapshot: Snapshot) -> bool:
+        line = snapshot.line(out.ticket_id, self.rules, asyncio.get_running_loop().time())
+        if line is None:
+            return False
+        out.waiting = line.waiting
+        out.position = line.position
+        out.waited_ms = int(line.waited_s * 1000)
+        out.estimated_wait_ms = int(line.estimated_wait_s * 1000)
+        return True
 
     async def my_match(self, player_id: str) -> pb.MatchView:
         async with self.pool.acquire() as conn:
@@ -308,6 +369,9 @@ class Matchmaker:
 
     def stop(self) -> None:
         self._stopped.set()
+        for view in self._views.values():
+            view.close()
+        self._views.clear()
 
     async def match_once(self) -> int:
         formed = 0
@@ -318,8 +382,15 @@ class Matchmaker:
                 OLDEST_WAIT.labels(mode).set(max((float(r["waited_s"]) for r in rows), default=0.0))
                 if not rows:
                     continue
-                for p in plan(mode, await self._tickets(conn, rows), self.rules):
-                    if await self._form(conn, p):
+                plans = plan(mode, await self._tickets(conn, rows), self.rules)
+                if not plans:
+                    continue
+                # The tables are created side by side (CreateTable is the slow part), then recorded
+                # one by one in this transaction, which still holds their tickets.
+                limit = asyncio.Semaphore(CREATE_CONCURRENCY)
+                created = await asyncio.gather(*(self._create_planned(p, limit) for p in plans))
+                for p, table in zip(plans, created, strict=True):
+                    if table is not None and await self._record(conn, p, *table):
                         formed += 1
         return formed
 
@@ -337,14 +408,17 @@ class Matchmaker:
             raise Unavailable(f"the table service did not create the table: {exc.details()}") from None
         return reply.table_id, reply.rule_card
 
-    async def _form(self, conn: asyncpg.Connection, p: Plan) -> bool:
-        """Create the planned table and record it with the tickets still locked; False if the table
-        service refused (the tickets wait on)."""
-        try:
-            table_id, card = await self._create_table(p.mode, [s.name for s in p.seats])
-        except Unavailable:
-            log.exception("a %s table for %d players was not created", p.mode, len(p.seats))
-            return False
+    async def _create_planned(self, p: Plan, limit: asyncio.Semaphore) -> tuple[str, str] | None:
+        """The planned table created (its id and rule card), or None if the table service refused."""
+        async with limit:
+            try:
+                return await self._create_table(p.mode, [s.name for s in p.seats])
+            except Unavailable:
+                log.exception("a %s table for %d players was not created", p.mode, len(p.seats))
+                return None
+
+    async def _record(self, conn: asyncpg.Connection, p: Plan, table_id: str, card: str) -> bool:
+        """Record the created table with the tickets still locked; False if that failed (they wait on)."""
         try:
             async with conn.transaction():  # a savepoint: a failed write drops this match only
                 await store.add_match(conn, table_id, p.mode, "queue", p.rated, card, [_seat_row(s) for s in p.seats])
@@ -522,8 +596,10 @@ class Matchmaker:
             out.waiting.update(await store.waiting_counts(conn))
             for lobby in await store.open_lobbies(conn):
                 out.lobbies.append(await self._lobby_view(conn, lobby["lobby_id"], None))
-            for m in await store.live_matches(conn):
-                view = match_view(m, await store.seats(conn, m["table_id"]))
+            live = await store.live_matches(conn)
+            seats = await store.seats_of(conn, [m["table_id"] for m in live])
+            for m in live:
+                view = match_view(m, seats[m["table_id"]])
                 out.running.add(
                     table_id=m["table_id"],
                     mode=m["mode"],

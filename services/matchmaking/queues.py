@@ -216,15 +216,35 @@ def plan(mode: str, tickets: Sequence[Ticket], rules: Rules) -> list[Plan]:
     return plans
 
 
-def estimated_wait_s(mode: str, tickets: Sequence[Ticket], mine: Ticket, rules: Rules, recent_s: float | None) -> float:
-    """A rough guess: soon when a table could start, the small-table wait when a small one could,
-    else the mode's recent average wait (or twice the small-table wait)."""
+def queued_players(tickets: Sequence[Ticket]) -> int:
+    """Players waiting in units that could sit at a table now (singles and complete parties)."""
+    singles = 0
+    parties: dict[str, list[int]] = {}  # party id: [members here, its size]
+    for t in tickets:
+        if t.party_id:
+            party = parties.setdefault(t.party_id, [0, t.party_size])
+            party[0] += 1
+        else:
+            singles += 1
+    return singles + sum(n for n, size in parties.values() if n == size)
+
+
+def estimate_wait_s(
+    mode: str, queued: int, waited_s: float, bot_fill: bool, rules: Rules, recent_s: float | None
+) -> float:
+    """A rough guess for a ticket that has waited `waited_s` among `queued` players (`queued_players`):
+    soon when a table could start, the small-table wait when a small one could, else the mode's
+    recent average wait (or twice the small-table wait)."""
     size = QUEUE_MODES[mode]
-    queued = sum(u.size for u in units(tickets))
     if queued >= size.start_at:
         return rules.tick_ms / 1000
-    left = max(0.0, rules.small_table_wait_s - mine.waited_s)
-    if queued >= size.min_players or mine.bot_fill:
+    left = max(0.0, rules.small_table_wait_s - waited_s)
+    if queued >= size.min_players or bot_fill:
         return left
     guess = recent_s if recent_s is not None else 2 * rules.small_table_wait_s
-    return max(left, guess - mine.waited_s, 0.0)
+    return max(left, guess - waited_s, 0.0)
+
+
+def estimated_wait_s(mode: str, tickets: Sequence[Ticket], mine: Ticket, rules: Rules, recent_s: float | None) -> float:
+    """`estimate_wait_s` for `mine` among these waiting `tickets`."""
+    return estimate_wait_s(mode, queued_players(tickets), mine.waited_s, mine.bot_fill, rules, recent_s)

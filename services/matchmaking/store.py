@@ -33,8 +33,18 @@ async def set_rating(conn: asyncpg.Connection, player_id: str, mu: float, sigma:
     await conn.execute("UPDATE players SET rating = $2, rating_sigma = $3 WHERE player_id = $1", player_id, mu, sigma)
 
 
-async def waiting_ticket(conn: asyncpg.Connection, player_id: str) -> asyncpg.Record | None:
-    return await conn.fetchrow("SELECT * FROM tickets WHERE player_id = $1 AND status = 'waiting'", player_id)
+async def engagements(conn: asyncpg.Connection, player_id: str) -> asyncpg.Record:
+    """In one query: the mode of the player's waiting ticket, its live table and its open lobby (each
+    None if none)."""
+    row: asyncpg.Record = await conn.fetchrow(
+        "SELECT (SELECT mode FROM tickets WHERE player_id = $1 AND status = 'waiting') AS waiting_mode, "
+        "(SELECT m.table_id FROM match_seats s JOIN matches m USING (table_id) "
+        " WHERE s.player_id = $1 AND m.status = 'live' ORDER BY m.formed_at DESC LIMIT 1) AS live_table, "
+        "(SELECT l.lobby_id FROM lobby_members m JOIN lobbies l USING (lobby_id) "
+        " WHERE m.player_id = $1 AND l.status = 'open' LIMIT 1) AS open_lobby",
+        player_id,
+    )
+    return row
 
 
 async def live_table_of(conn: asyncpg.Connection, player_id: str) -> str | None:
@@ -186,6 +196,19 @@ async def seats(conn: asyncpg.Connection, table_id: str) -> list[asyncpg.Record]
         table_id,
     )
     return rows
+
+
+async def seats_of(conn: asyncpg.Connection, table_ids: list[str]) -> dict[str, list[asyncpg.Record]]:
+    """`seats` of many tables in one query, by table id."""
+    rows = await conn.fetch(
+        "SELECT s.*, coalesce(p.is_bot, s.is_bot) AS bot FROM match_seats s "
+        "LEFT JOIN players p USING (player_id) WHERE s.table_id = ANY($1::text[]) ORDER BY s.table_id, seat",
+        table_ids,
+    )
+    out: dict[str, list[asyncpg.Record]] = {t: [] for t in table_ids}
+    for r in rows:
+        out[r["table_id"]].append(r)
+    return out
 
 
 async def live_matches(conn: asyncpg.Connection, limit: int = 200) -> list[asyncpg.Record]:

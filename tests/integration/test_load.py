@@ -66,6 +66,24 @@ async def test_tables_that_never_commit_a_command_fail_the_run(platform: Platfor
     assert report["never_started"] == 2 and report["commands"] == 0
 
 
+async def test_tables_that_end_without_a_command_of_the_bots_fail_the_run(platform: Platform, tmp_path: Path) -> None:
+    # At clock scale 600 a turn lasts 0.125 real s, less than the bots' 3 s of thought: every turn times
+    # out (E2) and the game ends by bankruptcies without one command of theirs. That is no finished table.
+    code, report, _ = load(
+        tmp_path,
+        *("--table", platform.table_target, "--via", "create", "--tables", "2", "--clock-scale", "600"),
+        *("--think", "3", "--duration", "60"),
+    )
+    assert code == 1
+    assert report["ok"] is False
+    assert report["failed"] == 2 and report["commands"] == 0
+    assert report["statuses"] == {"failed": 2}
+    failures = report["failures"]
+    assert isinstance(failures, list) and len(failures) == 2
+    assert "ended without one command of its bots committed" in failures[0]
+    assert "clock scale 600" in failures[0] and "less than the bots' --think 3 s" in failures[0]
+
+
 async def test_a_platform_that_is_not_there_fails_every_table(tmp_path: Path) -> None:
     code, report, _ = load(
         tmp_path,

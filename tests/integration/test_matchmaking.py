@@ -417,3 +417,82 @@ async def test_reconciliation_finishes_live_matches_whose_table_ended_unseen_or_
     finally:
         await channel.close()
         await pool.close()
+
+
+async def test_many_waiting_read_their_lines_from_one_snapshot_and_their_watchers_get_their_match(
+    mm: MatchmakingClient, mm_platform: Platform, server_urls: tuple[str, str]
+) -> None:
+    """Parties of two whose second member comes later: the first members wait in line, every status
+    of them from one shared read of the queue; once the partners come, each watcher gets its match."""
+    n = 24
+    firsts, partners = await players(mm, n, "half"), await players(mm, n, "mate")
+    parties = [uuid.uuid4().hex for _ in range(n)]
+    replies = [await mm.enqueue(p, "classic", party, 2) for p, party in zip(firsts, parties, strict=True)]
+    # each Enqueue answers with its own ticket, behind the ones queued before it
+    assert all(r.status == "waiting" for r in replies)
+    assert [r.position - replies[0].position for r in replies] == list(range(n))
+
+    pool = await db.create_pool(server_urls[1], max_size=4, schema="matchmaking")
+    channel = platform_channel(mm_platform.table_target)
+    reader = Matchmaker(pool, table_pb2_grpc.TableServiceStub(channel), token_secret(), Rules())
+    try:
+        statuses = await asyncio.gather(*(reader.status(p.player_id) for p in firsts))
+        assert reader.queue_view("classic").reads == 1  # 24 readers at once: one read of the queue
+        async with pool.acquire() as conn:
+            queued = await conn.fetchval("SELECT count(*) FROM tickets WHERE mode = 'classic' AND status = 'waiting'")
+    finally:
+        reader.stop()
+        await pool.close()
+        await channel.close()
+    assert [s.ticket_id for s in statuses] == [r.ticket_id for r in replies]
+    assert [s.position for s in statuses] == [r.position for r in replies]
+    assert {s.waiting for s in statuses} == {queued} and statuses[-1].position <= queued
+
+    # Watchers of every first member, each shown its place in line before the partners come.
+    streams = [mm.stub.WatchQueue(matchmaking_pb2.WatchQueueRequest(player_token=p.token)) for p in firsts]
+    try:
+        first_messages = [await s.read() for s in streams]
+        assert [m.position for m in first_messages] == [r.position for r in replies]
+        await asyncio.gather(*(mm.enqueue(p, "classic", party, 2) for p, party in zip(partners, parties, strict=True)))
+
+        async def matched(stream: grpc.aio.UnaryStreamCall) -> matchmaking_pb2.QueueStatus:  # type: ignore[type-arg]
+            while True:
+                message = await stream.read()
+                assert message is not grpc.aio.EOF, "the watch ended before the match"
+                if message.status != "waiting":
+                    return message  # type: ignore[no-any-return]
+
+        final = await asyncio.wait_for(asyncio.gather(*(matched(s) for s in streams)), WAIT)
+    finally:
+        for s in streams:
+            s.cancel()
+    assert {m.status for m in final} == {"matched"}
+    mates = [await mm.wait_match(p, WAIT) for p in partners]
+    for first, watched, mate in zip(firsts, final, mates, strict=True):
+        assert watched.match.table_id == mate.table_id  # a party sits at one table
+        assert watched.match.seats[watched.match.seat].player_id == first.player_id
+        claims = auth.verify(token_secret(), watched.match.seat_token)
+        assert (claims.table_id, claims.seat, claims.player) == (mate.table_id, watched.match.seat, first.player_id)
+    # two parties of two at a classic table (or one alone, if it waited the small-table wait first)
+    for m in final:
+        assert len(m.match.seats) in (2, 4)
+        assert sum(x.match.table_id == m.match.table_id for x in final) == len(m.match.seats) // 2
+
+
+async def test_a_crowd_queued_at_once_is_all_seated_once(mm: MatchmakingClient) -> None:
+    crowd = await players(mm, 30, "crowd")
+    replies = await asyncio.gather(*(mm.enqueue(p, "speed", bot_fill=True) for p in crowd))
+    assert {r.status for r in replies} <= {"waiting", "matched"}
+    seats = await asyncio.gather(*(mm.wait_match(p, SMALL_WAIT_S + WAIT) for p in crowd))
+    by_table: dict[str, list[SeatTicket]] = {}
+    for s in seats:
+        by_table.setdefault(s.table_id, []).append(s)
+        assert s.match.seats[s.seat].player_id == s.player.player_id
+    # every player at one seat of one table; no seat given twice
+    assert len({(s.table_id, s.seat) for s in seats}) == len(crowd)
+    ours = {p.player_id for p in crowd}
+    for table_seats in by_table.values():
+        match = table_seats[0].match
+        assert match.mode == "speed" and 2 <= len(match.seats) <= 5
+        humans = {x.player_id for x in match.seats if not x.is_bot}
+        assert {s.player.player_id for s in table_seats} == humans & ours
