@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field
 from multiprocessing.queues import Queue
 from typing import Any, Literal
 
+import grpc
 from hdrh.histogram import HdrHistogram
 from rich.console import Console, Group
 from rich.live import Live
@@ -45,6 +46,8 @@ from .matchmaking import MatchmakingClient
 HIST_RANGE_US = (1, 300_000_000, 3)
 #: How often each generator process sends its snapshot.
 SNAPSHOT_S = 1.0
+#: Tables left (their seats surrendered) at once when a run stops at its duration.
+LEAVE_AT_ONCE = 32
 STATUSES = ("waiting", "forming", "playing", "finished", "failed")
 
 Via = Literal["matchmaking", "create"]
@@ -85,6 +88,9 @@ class LoadSpec:
     #: Seconds each command may wait for its answer before the bot gives up on it and re-reads.
     deadline_s: float = 30.0
     seed: int = 1
+    #: A run stopped at its duration: the bots surrender the seats of the tables still playing, so the
+    #: platform is not left running them by time-outs (False: they play on without their bots).
+    leave: bool = True
 
     def share(self, index: int) -> list[int]:
         """The tables (by number) generator process `index` opens."""
@@ -104,6 +110,8 @@ class Snapshot:
     failures: list[str] = field(default_factory=list)
     never_started: int = 0
     stalled: int = 0
+    #: Tables still playing when the run stopped whose bots surrendered every seat they held (`leave`).
+    left: int = 0
     histogram: str = ""  # HdrHistogram.encode(), base64 text
     done: bool = False
 
@@ -154,11 +162,34 @@ class Generator:
             for task in self.tasks:
                 task.cancel()
             await asyncio.gather(*self.tasks, reporter, return_exceptions=True)
+        try:
+            if spec.leave:
+                snapshot.left, problems = await self._leave()
+                snapshot.failures += problems
+        finally:
             if self.mm is not None:
                 await self.mm.close()
             await self.services.close()
             await self.channel.close()
         return snapshot
+
+    async def _leave(self) -> tuple[int, list[str]]:
+        """Surrender the seats of the tables still playing (a run stopped at its duration), a few
+        tables at a time: how many ended so, and what could not be left."""
+        playing = [(n, g) for n, s in self.status.items() if s == "playing" for g in self.games.get(n, [])]
+        gate = asyncio.Semaphore(LEAVE_AT_ONCE)
+        problems: list[str] = []
+
+        async def leave(number: int, game: BotTable) -> int | None:
+            async with gate:
+                try:
+                    return number if await game.resign() else None
+                except grpc.aio.AioRpcError as exc:
+                    problems.append(f"table #{number}: not left at the end: {exc.code().name} {exc.details()}")
+                    return None
+
+        ended = await asyncio.gather(*(leave(n, g) for n, g in playing))
+        return len({n for n in ended if n is not None}), problems
 
     def _all_ended(self) -> bool:
         return all(s in ("finished", "failed") for s in self.status.values())
@@ -332,6 +363,8 @@ class Report:
     statuses: dict[str, int]
     never_started: int
     stalled: int
+    #: Tables still playing at the end that the bots left (`LoadSpec.leave`).
+    left: int
     failed: int
     commands: int
     commands_per_s: float
@@ -365,6 +398,7 @@ def merge(snapshots: dict[int, Snapshot]) -> tuple[Counter[str], HdrHistogram, S
         total.retried += s.retried
         total.never_started += s.never_started
         total.stalled += s.stalled
+        total.left += s.left
         total.failures.extend(s.failures)
         codes.update(s.errors_by_code)
         if s.histogram:
@@ -455,6 +489,7 @@ def run_load(spec: LoadSpec, console: Console | None = None) -> Report:
         statuses=dict(statuses),
         never_started=total.never_started,
         stalled=total.stalled,
+        left=total.left,
         failed=statuses.get("failed", 0),
         commands=total.commands,
         commands_per_s=round(total.commands / elapsed, 1) if elapsed else 0.0,
@@ -484,6 +519,7 @@ def print_report(report: Report, console: Console) -> None:
         ("tables asked for", report.tables),
         ("finished", report.statuses.get("finished", 0)),
         ("still playing at the end", report.statuses.get("playing", 0) - report.stalled),
+        ("  of them ended by their bots leaving", report.left),
         ("never started", report.never_started),
         ("stalled", report.stalled),
         ("failed", report.failed),

@@ -38,6 +38,11 @@ def add(sub: Subcommands) -> None:
     load.add_argument("--clock-scale", type=int, default=1, help="CreateTable's clock scale (--via create)")
     load.add_argument("--stall", type=float, default=60.0, help="seconds without a command that make a stall")
     load.add_argument("--seed", type=int, default=1)
+    load.add_argument(
+        "--keep-tables",
+        action="store_true",
+        help="at --duration, leave the tables still playing as they are (default: their bots surrender)",
+    )
     load.add_argument("--json", type=Path, default=None, help="write the report here as JSON")
     load.add_argument("--data-dir", type=Path, default=Path(".platform"), help="a `monopoly run` data dir")
     for name in SERVICES:
@@ -91,6 +96,7 @@ def start(args: argparse.Namespace) -> int:
         clock_scale=args.clock_scale,
         stall_s=args.stall,
         seed=args.seed,
+        leave=not args.keep_tables,
     )
     console = Console(stderr=True)
     report = run_load(spec, console)

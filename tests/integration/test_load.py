@@ -54,6 +54,22 @@ async def test_tables_of_bots_through_two_generator_processes_are_all_counted(
     assert "4 classic tables" in str(report["measured"])
 
 
+async def test_a_run_stopped_at_its_duration_leaves_its_tables_ended_unless_asked_to_keep_them(
+    platform: Platform, tmp_path: Path
+) -> None:
+    """At --duration the bots surrender their seats (D2, R3): the platform is not left running the
+    tables by time-outs. The count comes from the table service's own view of each table."""
+    args = ("--table", platform.table_target, "--via", "create", "--tables", "3", "--think", "0.5", "--duration", "5")
+    code, report, err = load(tmp_path, *args)
+    assert code == 0, err
+    statuses = report["statuses"]
+    assert isinstance(statuses, dict) and statuses.get("playing", 0) >= 1, statuses
+    assert report["left"] == statuses["playing"]  # every table still playing ended by its bots leaving
+    code, kept, err = load(tmp_path, *args, "--keep-tables")
+    assert code == 0, err
+    assert kept["left"] == 0
+
+
 async def test_tables_that_never_commit_a_command_fail_the_run(platform: Platform, tmp_path: Path) -> None:
     # Bots that think a minute before their first move, in a run of 4 s: created, never started.
     code, report, _ = load(
