@@ -34,7 +34,7 @@ $(STAMP): pyproject.toml
 
 ## run: the platform (NATS, Postgres, services) with bot tables and a live view; Ctrl-C stops it
 run: $(STAMP)
-	$(BIN)/monopoly run $(PLATFORM_GAME) $(if $(filter-out 1,$(REPLICAS)),--replicas $(REPLICAS))
+	$(BIN)/monopoly run $(PLATFORM_GAME) $(if $(filter-out 1,$(REPLICAS)),--replicas $(REPLICAS)) $(if $(CLOCK_SCALE),--clock-scale $(CLOCK_SCALE))
 
 ## demo: TABLES bot tables played to the end through the API, their records checked (RULESET=hasbro: printed rules)
 demo: $(STAMP)

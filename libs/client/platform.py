@@ -307,9 +307,14 @@ class Platform:
 
     @property
     def targets(self) -> dict[str, object]:
-        """Each service's target (any of its replicas), the lobby, and every replica's address."""
+        """Each service's target (any of its replicas), the lobby, every replica's address, and the clock
+        scale the tables matchmaking forms run at (a load at a person's pace needs 1)."""
         replicas = {name: [f"127.0.0.1:{p.grpc_port}" for p in found] for name, found in self.replica_processes.items()}
-        return {name: self.target(name) for name in self.processes} | {"lobby": self.lobby_url, "replicas": replicas}
+        return {name: self.target(name) for name in self.processes} | {
+            "lobby": self.lobby_url,
+            "replicas": replicas,
+            "clock_scale": self.clock_scale,
+        }
 
     async def stop(self) -> None:
         """Every service SIGTERM'd and reaped: the others side by side, then the table service they call

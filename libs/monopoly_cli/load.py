@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from .options import QUEUED_MODES, Subcommands
 
@@ -49,15 +50,35 @@ def add(sub: Subcommands) -> None:
         load.add_argument(f"--{name}", default=None, metavar="HOST:PORT", help=f"the {name} service's gRPC address")
 
 
-def targets_from(args: argparse.Namespace) -> dict[str, str]:
+def targets_from(args: argparse.Namespace) -> dict[str, Any]:
     """Flags over the environment over the running platform's targets.json."""
-    found: dict[str, str] = {}
+    found: dict[str, Any] = {}
     path = args.data_dir / "targets.json"
     if path.exists():
         found.update(json.loads(path.read_text()))
     for name in SERVICES:
         found[name] = getattr(args, name) or os.environ.get(f"{name.upper()}_TARGET") or found.get(name, "")
     return found
+
+
+def too_slow_for_the_clock(args: argparse.Namespace, found: dict[str, object]) -> str:
+    """Why bots thinking `--think` s could never play at the clock scale of the running platform's
+    matchmaking tables (from its targets.json): every turn would time out (E2). Empty if they can,
+    or if the scale is not known (a platform not started by `monopoly run`)."""
+    scale = found.get("clock_scale")
+    if not isinstance(scale, int) or scale < 1 or args.think <= 0:
+        return ""
+    from engine import preset
+
+    turn_s = preset(args.mode).clock.turn_seconds / scale
+    if turn_s > args.think:
+        return ""
+    return (
+        f"the platform's tables run at clock scale {scale}: a {args.mode} turn lasts {turn_s:.2f} real s, "
+        f"no longer than --think {args.think:g}, so every turn would time out (E2). Start the platform at a "
+        f"person's pace (`make run CLOCK_SCALE=1`, `monopoly run --clock-scale 1`), think less "
+        f"(--think {turn_s / 4:.2f}), or use --via create (its own --clock-scale)"
+    )
 
 
 def start(args: argparse.Namespace) -> int:
@@ -82,6 +103,9 @@ def start(args: argparse.Namespace) -> int:
         return 2
     if args.tables < 1 or args.processes < 1 or args.ramp <= 0 or args.think < 0:
         print("monopoly load: --tables, --processes and --ramp must be positive, --think 0 or more", file=sys.stderr)
+        return 2
+    if args.via == "matchmaking" and (problem := too_slow_for_the_clock(args, found)):
+        print(f"monopoly load: {problem}", file=sys.stderr)
         return 2
     spec = LoadSpec(
         targets=Targets(**{name: found[name] for name in SERVICES}),

@@ -136,3 +136,29 @@ async def test_players_queued_through_matchmaking_are_seated_and_play(platform: 
     assert isinstance(statuses, dict)
     assert statuses.get("playing", 0) + statuses.get("finished", 0) == 2, (statuses, report["failures"])
     assert report["never_started"] == 0 and report["commands"] > 0  # type: ignore[operator]
+
+
+def test_a_think_time_longer_than_the_platforms_turns_is_refused_up_front(tmp_path: Path) -> None:
+    """`monopoly run` at its default clock scale of 60 runs 1.25 s turns: 3 s bots would lose every
+    turn to E2. The load reads the scale from the platform's targets.json and says what to change."""
+    data = tmp_path / "platform"
+    data.mkdir()
+    port = free_port()
+    (data / "targets.json").write_text(
+        json.dumps({"table": f"127.0.0.1:{port}", "matchmaking": f"127.0.0.1:{port}", "clock_scale": 60})
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "monopoly_cli", "load", "--data-dir", str(data), "--think", "3"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2
+    assert "clock scale 60" in proc.stderr and "1.25 real s" in proc.stderr and "CLOCK_SCALE=1" in proc.stderr
+    faster = subprocess.run(
+        [sys.executable, "-m", "monopoly_cli", "load", "--data-dir", str(data), "--think", "3", "--via", "create"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "clock scale" not in faster.stderr  # CreateTable sets its own clock: not refused for it
