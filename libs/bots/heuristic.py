@@ -42,6 +42,7 @@ from engine import (
     UseJailCard,
     check,
 )
+from engine.board import Board
 from engine.config import TableConfig
 from engine.state import BANK
 
@@ -109,6 +110,12 @@ class HeuristicBot:
         self._seen_seat = -1
         self._seen_seq = -1
         self._seen_state: TableState | None = None
+        self._seen_board: Board | None = None
+        # The rule set's building settings (TableConfig is frozen), read once per rule set.
+        self._build_rules: TableConfig | None = None
+        self._supply_limited = False
+        self._build_board: Board | None = None
+        self._group_limit: int | None = None
         self._owned: list[int] = []  # squares the seat owns
         self._full_groups: list[int] = []  # groups the seat owns whole, best first
         self._one_short: list[tuple[int, int]] = []  # (group, the one square the seat lacks)
@@ -123,9 +130,15 @@ class HeuristicBot:
         if seat == self._seen_seat and owner == self._seen_owner:
             return
         self._seen_owner = list(owner)
-        self._seen_seat = seat
         board = state.config.board
-        self._owned = owned = [sq for sq in board.purchasable if owner[sq] == seat]
+        owned = [sq for sq in board.purchasable if owner[sq] == seat]
+        # Everything below depends only on the squares `seat` owns (and the board): another
+        # seat's purchase or trade changes nothing of it.
+        if seat == self._seen_seat and board is self._seen_board and owned == self._owned:
+            return
+        self._seen_seat = seat
+        self._seen_board = board
+        self._owned = owned
         squares = board.squares
         counts = [0] * len(board.members)
         for sq in owned:
@@ -307,15 +320,21 @@ class HeuristicBot:
     def _build(self, state: TableState, seat: int) -> Command | None:
         """One building on the lowest square of the best buildable group (P5-P9 respected)."""
         cfg = state.config
-        if cfg.house_supply is not None:
+        if cfg is not self._build_rules:  # the settings read at every roll, once per rule set
+            self._build_rules = cfg
+            self._supply_limited = cfg.house_supply is not None
+            self._build_board = cfg.board
+            self._group_limit = cfg.builds_per_group_per_turn
+        if self._supply_limited:
             return self._build_from_supply(state, seat)
         cash = state.players[seat].cash - self.reserve
         if cash < self.build_min:
             return None
-        board = cfg.board
+        board = self._build_board
+        assert board is not None
         buildings = state.buildings
         mortgaged = state.mortgaged_round
-        limit = cfg.builds_per_group_per_turn
+        limit = self._group_limit
         self._refresh(state, seat)
         for group in self._full_groups:
             if limit is not None and state.builds.count(group) >= limit:

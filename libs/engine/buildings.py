@@ -31,12 +31,13 @@ def _check_build(state: TableState, cmd: Build) -> None:
     else:
         actor(state, cmd.seat, MANAGE, rule="P9", turn_rule="G2")
     property_of(state, cmd.seat, cmd.square, "P5")
-    square = cfg.board.squares[cmd.square]
+    board = cfg.board
+    square = board.squares[cmd.square]
     if square.kind is not Kind.PROPERTY:
         raise RuleViolation("P5", f"{square.name} takes no buildings")
-    members = cfg.board.members[square.group]
+    members = board.members[square.group]
     if not state.owns_group(cmd.seat, square.group):
-        raise RuleViolation("P5", f"you do not own the whole {cfg.board.group_names[square.group - 1]} group")
+        raise RuleViolation("P5", f"you do not own the whole {board.group_names[square.group - 1]} group")
     if any(state.mortgaged_round[sq] >= 0 for sq in members):
         raise RuleViolation("P5", "a property of the group is mortgaged")
     level = state.buildings[cmd.square]
