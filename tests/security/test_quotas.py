@@ -137,9 +137,13 @@ PHASE_S = 8.0
 FLOOD_CALLS = int(os.environ.get("FLOOD_PROBE_CALLS") or "32")
 FLOOD_STREAMS = 8
 FLOOD_NICE = int(os.environ.get("FLOOD_PROBE_NICE") or "10")
-#: The bound: p99 with the flood <= FACTOR x the p99 without it + SLACK_S.
+#: The bound: p99 with the flood <= FACTOR x the p99 without it + SLACK_S, or FLOOR_S if that is more.
+#: The floor: a quiet p99 of 20 ms makes 3 x + 50 ms a 110 ms bound, inside what a second process
+#: (the flooder) costs the others on two cores whatever the service does; without quotas the flood
+#: took the others' p99 to 341 ms (docstring below), well above it.
 FACTOR = 3.0
 SLACK_S = 0.050
+FLOOR_S = 0.250
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +237,8 @@ async def test_a_flood_raises_the_other_tables_p99_by_no_more_than_its_bound(flo
     command latency p99 without the flood, with it, and without it again, in this run.
 
     The bound: p99 with the flood <= 3 x p99 without it (the larger of the two quiet phases: this
-    machine's load drifts) + 50 ms. What guarantees it: past its burst, the flooding seat's calls
+    machine's load drifts) + 50 ms, and never below 250 ms (`FLOOR_S`). What guarantees it: past
+    its burst, the flooding seat's calls
     are refused by the token interceptor before the handler runs (`servicekit.quotas`: no table
     actor, no Postgres), and each refusal is answered 100 ms late, so the 40 calls it keeps in flight
     get 400 refusals a second at most, plus its seat's 20 commands, instead of as many as the
@@ -310,6 +315,6 @@ async def test_a_flood_raises_the_other_tables_p99_by_no_more_than_its_bound(flo
     )
     print(report)
     assert len(quiet) > 100 and len(flooded) > 100 and len(quiet_again) > 100, report
-    assert p99(flooded) <= FACTOR * base + SLACK_S, report
+    assert p99(flooded) <= max(FACTOR * base + SLACK_S, FLOOR_S), report
     assert codes["OK"] == 0, report  # not its turn: nothing applied
     assert codes["RESOURCE_EXHAUSTED"] > codes["FAILED_PRECONDITION"] + codes["ABORTED"], report
