@@ -166,19 +166,7 @@ class Matchmaker:
         async with self.pool.acquire() as conn:
             rows = await store.waiting(conn, mode)
             recent = await store.recent_wait_s(conn, mode)
-        tickets = [
-            Ticket(
-                r["ticket_id"],
-                r["player_id"],
-                r["display_name"],
-                r["party_id"],
-                r["party_size"],
-                r["bot_fill"],
-                float(r["waited_s"]),
-            )
-            for r in rows
-        ]
-        return tickets, recent
+        return [_ticket(r) for r in rows], recent
 
     # Queues
 
@@ -310,19 +298,7 @@ class Matchmaker:
 
     async def _tickets(self, conn: asyncpg.Connection, rows: list[asyncpg.Record]) -> list[Ticket]:
         rated = await self.ratings(conn, [r["player_id"] for r in rows]) if rows else {}
-        return [
-            Ticket(
-                r["ticket_id"],
-                r["player_id"],
-                r["display_name"],
-                r["party_id"],
-                r["party_size"],
-                r["bot_fill"],
-                float(r["waited_s"]),
-                *rated.get(r["player_id"], (0.0, 0.0)),
-            )
-            for r in rows
-        ]
+        return [_ticket(r, *rated.get(r["player_id"], (0.0, 0.0))) for r in rows]
 
     def seat_token(self, table_id: str, seat: int, player_id: str, formed_ms: int) -> str:
         return auth.issue(self.secret, table_id, seat, player_id, now=formed_ms // 1000)
@@ -644,3 +620,17 @@ def match_view(m: asyncpg.Record, seats: list[asyncpg.Record]) -> pb.MatchView:
             team=s["team"],
         )
     return view
+
+
+def _ticket(r: asyncpg.Record, *rating: float) -> Ticket:
+    """A waiting row as a ticket; `rating` (mu, sigma) where the band needs it."""
+    return Ticket(
+        r["ticket_id"],
+        r["player_id"],
+        r["display_name"],
+        r["party_id"],
+        r["party_size"],
+        r["bot_fill"],
+        float(r["waited_s"]),
+        *rating,
+    )
