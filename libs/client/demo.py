@@ -7,6 +7,7 @@ import sys
 import time
 import uuid
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,24 +75,9 @@ async def _demo(tables: int, data_dir: Path, mode: str, clock_scale: int) -> int
                 reasons[event.reason] += 1
 
         started = time.perf_counter()
-        async with MatchmakingClient(platform.target("matchmaking")) as mm:
-            tickets = await queue_players(mm, tables, seats_per_table, mode, err)
-        games = [
-            BotTable(
-                stub,
-                mode=mode,
-                players=seats_per_table,
-                seed=i + 1,
-                clock_scale=clock_scale,
-                services=services,
-                table_id=table_id,
-                tokens={t.seat: t.seat_token for t in seated},
-                on_event=opened,
-            )
-            for i, (table_id, seated) in enumerate(tickets.items())
-        ]
-        before = {t.player.player_id: await profile(rating, t.player) for seated in tickets.values() for t in seated}
-        err.print(f"playing {len(games)} {mode} tables...")
+        games: list[BotTable] = []
+        plays: list[asyncio.Task[TableState]] = []
+        before: dict[str, rating_pb2.Profile] = {}
         done = 0
 
         async def play(g: BotTable) -> TableState:
@@ -101,7 +87,32 @@ async def _demo(tables: int, data_dir: Path, mode: str, clock_scale: int) -> int
             err.print(f"  {done}/{tables} tables finished ({g.table_id}: {state.round} rounds)")
             return state
 
-        states = await asyncio.gather(*(play(g) for g in games))
+        async def sit_down(table_id: str, seated: list[SeatTicket]) -> None:
+            """A table's bots start as it forms: its clock is already running."""
+            before.update({t.player.player_id: await profile(rating, t.player) for t in seated})
+            game = BotTable(
+                stub,
+                mode=mode,
+                players=seats_per_table,
+                seed=len(games) + 1,
+                clock_scale=clock_scale,
+                services=services,
+                table_id=table_id,
+                tokens={t.seat: t.seat_token for t in seated},
+                on_event=opened,
+            )
+            games.append(game)
+            plays.append(asyncio.create_task(play(game)))
+
+        try:
+            async with MatchmakingClient(platform.target("matchmaking")) as mm:
+                tickets = await queue_players(mm, tables, seats_per_table, mode, err, on_table=sit_down)
+            err.print(f"all {len(games)} {mode} tables formed and playing...")
+            states = await asyncio.gather(*plays)
+        finally:
+            for task in plays:
+                task.cancel()
+            await asyncio.gather(*plays, return_exceptions=True)
         elapsed = time.perf_counter() - started
         pool = await asyncpg.create_pool(db_url, min_size=1, max_size=4)
         # the stream is read as the analytics reader: it reads the table events and may do nothing else
@@ -181,9 +192,18 @@ async def _demo(tables: int, data_dir: Path, mode: str, clock_scale: int) -> int
 
 
 async def queue_players(
-    mm: MatchmakingClient, tables: int, seats: int, mode: str, err: Console
+    mm: MatchmakingClient,
+    tables: int,
+    seats: int,
+    mode: str,
+    err: Console,
+    on_table: Callable[[str, list[SeatTicket]], Awaitable[None]] | None = None,
 ) -> dict[str, list[SeatTicket]]:
-    """Register players and queue them, a table's worth at a time, until `tables` tables have formed."""
+    """Register players and queue them, a table's worth at a time, until `tables` tables have formed.
+
+    A formed table's clock runs (E1, E2): `on_table` is awaited with each table as it forms, so its
+    players can sit down at once. A table left until the last one formed would lose its turns to
+    time-outs meanwhile, and at a fast clock could end by missed turns before anyone played."""
     tag = uuid.uuid4().hex[:4]
     tickets: dict[str, list[SeatTicket]] = {}
     for t in range(tables):
@@ -196,6 +216,8 @@ async def queue_players(
         for ticket in seated:
             tickets.setdefault(ticket.table_id, []).append(ticket)
         err.print(f"  queued {', '.join(p.display_name for p in players)} -> table {seated[0].table_id}")
+        if on_table is not None:
+            await on_table(seated[0].table_id, tickets[seated[0].table_id])
     return tickets
 
 

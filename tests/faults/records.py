@@ -1,6 +1,7 @@
-"""What every fault test does around its fault: bot tables on the seats matchmaking gave (`bots_for`),
-and the checks once the games ended: the records agree, money balances, each sub-protocol result
-was applied once, each game was rated once, nobody is left queued.
+"""What every fault test does around its fault: bot tables on the seats matchmaking gave, each playing
+from the moment it formed (`form_and_play`), and the checks once the games ended: the records agree,
+money balances, each sub-protocol result was applied once, each game was rated once, nobody is left
+queued.
 
 Shared by the single-instance fault suite (`test_faults`) and the chaos test of several instances
 (`test_chaos`); both hand in what the checks read (`Records`).
@@ -12,14 +13,16 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Protocol
 
 import asyncpg
 import nats
+from rich.console import Console
 
 from client import BotTable, SubProtocolStubs
-from client.demo import ledger
-from client.matchmaking import SeatTicket
+from client.demo import ledger, queue_players
+from client.matchmaking import MatchmakingClient, SeatTicket
 from client.verify import check_table
 from engine import TableState
 from monopoly.v1 import table_pb2_grpc
@@ -35,23 +38,68 @@ class Records(Protocol):
     services: SubProtocolStubs
 
 
-def bots_for(
-    rig: Records, tickets: dict[str, list[SeatTicket]], seats: int, clock_scale: int, deadline_s: float
-) -> list[BotTable]:
-    """A bot driver per table matchmaking formed, acting for the seats it gave."""
-    return [
-        BotTable(
+@dataclass
+class Playing:
+    """The tables matchmaking formed and their drivers, each started as its table formed."""
+
+    tickets: dict[str, list[SeatTicket]]
+    games: list[BotTable]
+    tasks: list[asyncio.Task[TableState]]
+    #: How long matchmaking took to form them all (the first table's clock ran all that time).
+    formed_s: float
+
+
+async def form_and_play(
+    rig: Records, mm: MatchmakingClient, tables: int, seats: int, clock_scale: int, deadline_s: float
+) -> Playing:
+    """Queue `tables` tables' worth of players; a bot driver acts for the seats of each table from
+    the moment it forms. Its clock runs from then (E2): a table whose bots waited for the last table
+    to form lost its turns meanwhile, and at a fast clock could end by missed turns unplayed."""
+    games: list[BotTable] = []
+    tasks: list[asyncio.Task[TableState]] = []
+    started = time.monotonic()
+
+    async def sit_down(table_id: str, seated: list[SeatTicket]) -> None:
+        game = BotTable(
             rig.stub,
             players=seats,
-            seed=i + 1,
+            seed=len(games) + 1,
             clock_scale=clock_scale,
             services=rig.services,
             table_id=table_id,
             tokens={t.seat: t.seat_token for t in seated},
             deadline_s=deadline_s,
         )
-        for i, (table_id, seated) in enumerate(tickets.items())
-    ]
+        games.append(game)
+        tasks.append(asyncio.create_task(game.play()))
+
+    try:
+        tickets = await queue_players(mm, tables, seats, "classic", Console(stderr=True, quiet=True), sit_down)
+    except BaseException:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+    return Playing(tickets, games, tasks, time.monotonic() - started)
+
+
+async def until_playing(rig: Records, playing: Playing, commands: int, timeout: float) -> None:
+    """Wait until every table's bots committed `commands` commands (or its game ended). A driver that
+    gave up fails the wait at once with its error; at `timeout`, the tables behind are described."""
+    deadline = time.monotonic() + timeout
+    while True:
+        behind = [g for g in playing.games if g.commands < commands and not (g.state is not None and g.state.finished)]
+        if not behind:
+            return
+        for task in playing.tasks:
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                task.result()  # a client that gave up raises here
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"{len(behind)} of {len(playing.games)} tables made fewer than {commands} commands "
+                f"in {timeout:.0f} s:\n" + await describe_stalled(rig, behind)
+            )
+        await asyncio.sleep(0.05)
 
 
 async def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:

@@ -28,10 +28,8 @@ from pathlib import Path
 import asyncpg
 import nats
 import pytest
-from rich.console import Console
 
 from client import BotTable, SubProtocolStubs, connect
-from client.demo import queue_players
 from client.matchmaking import MatchmakingClient
 from client.platform import Platform, ServiceProcess
 from monopoly.v1 import table_pb2_grpc
@@ -39,7 +37,7 @@ from servicekit.bus import ensure_stream
 from servicekit.embedded import NatsCluster, nats_cluster
 from servicekit.natsauth import ADMIN
 
-from .records import bots_for, check_records, describe_stalled, until_ended, wait_until
+from .records import check_records, describe_stalled, form_and_play, until_ended, until_playing
 from .servers import Postgres
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("chaos")]
@@ -208,12 +206,12 @@ def p99(values: list[float]) -> float:
 
 
 async def test_chaos_every_service_killed_in_turn_and_a_nats_node(rig: Rig) -> None:
-    tickets = await queue_players(rig.mm, TABLES, SEATS, "classic", Console(stderr=True, quiet=True))
-    games = {g.table_id: g for g in bots_for(rig, tickets, SEATS, CLOCK_SCALE, DEADLINE_S)}
-    tasks = [asyncio.create_task(g.play()) for g in games.values()]
+    playing = await form_and_play(rig, rig.mm, TABLES, SEATS, CLOCK_SCALE, DEADLINE_S)
+    tickets, tasks = playing.tickets, playing.tasks
+    games = {g.table_id: g for g in playing.games}
     chaos = Chaos(rig, games)
     try:
-        await wait_until(lambda: all(g.commands >= 10 for g in games.values()), 120, "every table to play")
+        await until_playing(rig, playing, 10, 120)
         await chaos.run(CHAOS_S)
         stalled = await until_ended(tasks, list(games.values()), GAME_TIMEOUT_S)
         for task in tasks:
@@ -234,7 +232,7 @@ async def test_chaos_every_service_killed_in_turn_and_a_nats_node(rig: Rig) -> N
     assert chaos.pauses, "no table of a killed instance was measured"
     events = await check_records(rig, list(games.values()), tickets)
     print(
-        f"\nchaos: {len(games)} tables, {events} events, {len(chaos.kills)} kills ({', '.join(chaos.kills)}); "
+        f"\nchaos: {len(games)} tables (formed in {playing.formed_s:.1f} s), {events} events, {len(chaos.kills)} kills ({', '.join(chaos.kills)}); "
         f"failover pause of {len(chaos.pauses)} tables: median {statistics.median(chaos.pauses):.2f} s, "
         f"p99 {p99(chaos.pauses):.2f} s, max {max(chaos.pauses):.2f} s (goal p99 < 5 s); "
         f"{sum(g.unavailable for g in games.values())} retries by clients, "

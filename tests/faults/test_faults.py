@@ -29,10 +29,8 @@ import grpc
 import nats
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from rich.console import Console
 
 from client import BotTable, SubProtocolStubs, connect, platform_channel
-from client.demo import queue_players
 from client.matchmaking import MatchmakingClient
 from client.platform import Platform
 from engine import RequestPause, codec
@@ -40,7 +38,7 @@ from monopoly.v1 import rating_pb2_grpc, table_pb2, table_pb2_grpc
 from servicekit.bus import ensure_stream
 from servicekit.wire import command_to_proto
 
-from .records import bots_for, check_records, describe_stalled, until_ended, wait_until
+from .records import check_records, describe_stalled, form_and_play, until_ended, until_playing
 from .servers import Nats, Postgres
 
 pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("faults")]
@@ -135,11 +133,10 @@ class Progress:
 async def play_through(rig: Rig, name: str, fault: Callable[[list[BotTable]], Awaitable[int]]) -> list[BotTable]:
     """Form tables, start playing, inject `fault` on them (it returns how many processes it killed) once every
     table has committed commands, let every game end, then check every record."""
-    tickets = await queue_players(rig.mm, TABLES, SEATS, "classic", Console(stderr=True, quiet=True))
-    games = bots_for(rig, tickets, SEATS, CLOCK_SCALE, DEADLINE_S)
-    tasks = [asyncio.create_task(g.play()) for g in games]
+    playing = await form_and_play(rig, rig.mm, TABLES, SEATS, CLOCK_SCALE, DEADLINE_S)
+    tickets, games, tasks = playing.tickets, playing.games, playing.tasks
     try:
-        await wait_until(lambda: all(g.commands >= 20 for g in games), 120, "every table to play")
+        await until_playing(rig, playing, 20, 120)
         progress = Progress(games)
         started = time.monotonic()
         kills = await fault(games)
