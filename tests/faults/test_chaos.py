@@ -232,7 +232,8 @@ async def test_chaos_every_service_killed_in_turn_and_a_nats_node(rig: Rig) -> N
     assert chaos.pauses, "no table of a killed instance was measured"
     events = await check_records(rig, list(games.values()), tickets)
     print(
-        f"\nchaos: {len(games)} tables (formed in {playing.formed_s:.1f} s), {events} events, {len(chaos.kills)} kills ({', '.join(chaos.kills)}); "
+        f"\nchaos: {len(games)} tables (formed in {playing.formed_s:.1f} s), {events} events, "
+        f"{len(chaos.kills)} kills ({', '.join(chaos.kills)}); "
         f"failover pause of {len(chaos.pauses)} tables: median {statistics.median(chaos.pauses):.2f} s, "
         f"p99 {p99(chaos.pauses):.2f} s, max {max(chaos.pauses):.2f} s (goal p99 < 5 s); "
         f"{sum(g.unavailable for g in games.values())} retries by clients, "
