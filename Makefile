@@ -82,23 +82,23 @@ proto-release: $(BUF)
 
 # The optional native build: mypyc compiles the engine and the bots (the modules listed in
 # setup.py) into .so files next to their sources, which Python then imports instead.
-NATIVE_SRC   := setup.py $(wildcard libs/engine/*.py libs/bots/*.py)
+NATIVE_SRC   := setup.py $(wildcard libs/engine/*.py libs/bots/*.py) libs/sim/loop.py
 NATIVE_STAMP := build/native.stamp
 NATIVE       ?= 1
 
 $(NATIVE_STAMP): $(STAMP) $(NATIVE_SRC)
 	@# start clean: a module dropped from the build must not leave its old .so behind
-	rm -f libs/*.so libs/engine/*.so libs/bots/*.so
+	rm -f libs/*.so libs/engine/*.so libs/bots/*.so libs/sim/*.so
 	MONOPOLY_COMPILE=1 $(BIN)/python setup.py --quiet build_ext --inplace
 	@# build_ext copies an unchanged .so with its old time: date the copies now for the freshness check
-	touch -c libs/*.so libs/engine/*.so libs/bots/*.so
+	touch -c libs/*.so libs/engine/*.so libs/bots/*.so libs/sim/*.so
 	mkdir -p build && touch $(NATIVE_STAMP)
 
 ## compile: build the engine and the bots with mypyc (about a minute); `make uncompile` removes the build
 compile: $(NATIVE_STAMP)
 
 uncompile:
-	rm -f libs/*.so libs/engine/*.so libs/bots/*.so monopoly_native__mypyc*.so $(NATIVE_STAMP)
+	rm -f libs/*.so libs/engine/*.so libs/bots/*.so libs/sim/*.so monopoly_native__mypyc*.so $(NATIVE_STAMP)
 
 ## bench: engine throughput, median of several runs, on the compiled engine (NATIVE=0: pure Python)
 bench: $(STAMP) $(if $(filter 1,$(NATIVE)),compile,uncompile)

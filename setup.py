@@ -41,7 +41,8 @@ NARROW = [
 ]
 #: ...and the value classes they build and read: the events, the state, the board and the
 #: cards, with the pure sub-protocol modules (their commands stay plain Python classes).
-#: event_values.py (generated) reads every event's fields for the simulator's events hash.
+#: event_values.py (generated) reads every event's fields for the simulator's events hash;
+#: sim/loop.py is the simulator's game loop around the rules and the bots.
 #: rng.py is compiled here for `dice`, which the native build runs on mypyc's wrapping
 #: 64-bit integers (its other functions gain little: their arithmetic exceeds 64 bits).
 #: Interpreted: codec.py (it reads the field types from the sources, since mypyc erases
@@ -60,6 +61,7 @@ WIDE = [
     "libs/engine/cards.py",
     "libs/engine/rng.py",
     "libs/engine/event_values.py",
+    "libs/sim/loop.py",
 ]
 
 ext_modules = []

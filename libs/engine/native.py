@@ -1,10 +1,10 @@
 """Is the engine compiled? The optional mypyc build (`make compile`) and its freshness check.
 
-`make compile` puts C extensions (.so) next to the sources of the engine and
-the bots; Python then imports them ahead of the .py files. A build older than
+`make compile` puts C extensions (.so) next to the sources of the engine, the
+bots and the simulator's game loop; Python then imports them ahead of the .py files. A build older than
 its sources would silently run old rules, so the packages refuse to import
 one: rebuild it (`make compile`) or delete it (`make uncompile`). The build
-is one unit (the engine and the bots), checked as a whole when this module is
+is one unit (the engine, the bots, the loop), checked as a whole when this module is
 imported, which the engine package does first.
 """
 
@@ -16,7 +16,7 @@ import os
 _SUFFIX = importlib.machinery.EXTENSION_SUFFIXES[0]  # ".cpython-311-x86_64-linux-gnu.so": this interpreter's
 _LIBS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: The packages of the native build (setup.py).
-PACKAGES = ("engine", "bots")
+PACKAGES = ("engine", "bots", "sim")
 
 
 def compiled_modules(package_dir: str) -> list[str]:

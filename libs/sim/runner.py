@@ -25,23 +25,19 @@ import orjson
 from bots import make_bot
 from engine import (
     EVENT_TYPES,
-    ClaimRent,
-    ConfirmBack,
     Event,
     PlayerBankrupt,
-    Roll,
     TableConfig,
     TableCreated,
     TableState,
-    Tick,
     TurnTimedOut,
-    apply,
     event_values,
     new_game,
-    next_deadline,
     preset,
 )
 from engine.rng import draw
+
+from .loop import JAIL_STATE, play_out
 
 #: A safety net: the clock and economy rules (E3, E4) end games long before it.
 DEFAULT_ROUND_CAP = 500
@@ -50,8 +46,6 @@ DEFAULT_THINK_MS = 3000
 _CAUSES = ("debt", "surrender", "timeout")
 #: End reasons of a game the rules ended (not the round cap): D5, X4, H3/H4, H5.
 RULE_ENDS = frozenset({"last_player", "last_team", "short_game", "time_limit"})
-#: Landing statistics: squares 0-39, then "in jail" apart from square 10 (just visiting).
-JAIL_STATE = 40
 LANDING_KEYS = (*(str(i) for i in range(40)), "jail")
 
 
@@ -229,66 +223,11 @@ def play_game(
         if jail_policy is not None:
             bot.jail_policy = jail_policy  # type: ignore[attr-defined]
     landing = [0] * (JAIL_STATE + 1) if landing_stats else None
-    rolling = -1  # the seat whose roll is still being resolved
-    claims = config.rent_claims
-    extras = landing is not None or claims  # one check per command when neither is on
     chance = random.Random(draw(seed, 999))
-    gone = [False] * players
-    played: list[Event] = []  # every event of the game, hashed and counted once it is over
-    commands = rolls = 0
-    now = 0
-
-    record: Callable[[list[Event]], None] = played.extend  # a C call per command, no Python frame
+    played: list[Event] = list(events)  # every event of the game, hashed and counted once it is over
     if on_events is not None:
-        show = on_events
-
-        def record_and_show(new: list[Event]) -> None:
-            played.extend(new)
-            show(state, new)
-
-        record = record_and_show
-
-    record(events)
-    while not state.finished:
-        if think_ms:
-            if state.paused:  # every bot comes back at once
-                for seat in state.active_seats:
-                    if seat not in state.back and state.resume_at < 0:
-                        record(apply(state, ConfirmBack(seat)))
-                due = next_deadline(state)
-                now = max(now, due if due is not None else now)
-                record(apply(state, Tick(now)))
-                continue
-            seat = state.actor
-            if gone[seat]:
-                due = next_deadline(state)
-                assert due is not None
-                now = max(now, due)
-            else:
-                now += think_ms
-            new = apply(state, Tick(now))
-            if new:
-                record(new)
-                if state.finished or state.actor != seat or gone[seat]:
-                    continue
-            if leave_rate and chance.random() < leave_rate:
-                gone[seat] = True
-                continue
-        seat = state.actor
-        command = seat_bots[seat].choose(state, seat)
-        new = apply(state, command)
-        commands += 1
-        if type(command) is Roll:
-            rolls += 1
-            rolling = seat
-        record(new)
-        if extras:
-            if landing is not None and rolling >= 0:
-                rolling = observe_roll(state, rolling, landing)
-            if claims and state.claim and not state.finished:  # H2: the owner always claims in time
-                record(apply(state, ClaimRent(state.claim[1])))
-        if commands >= max_commands:
-            raise RuntimeError(f"game seed {seed} did not end within {max_commands} commands")
+        on_events(state, events)
+    commands, rolls = play_out(state, seat_bots, played, on_events, think_ms, leave_rate, chance, landing, max_commands)
     kinds = list(map(type, played))
     causes = [0, 0, 0]
     i = 0
@@ -314,18 +253,6 @@ def play_game(
         events_hash=hashlib.blake2b(events_bytes(played), digest_size=16).hexdigest() if hash_events else "",
         landing=tuple(landing) if landing is not None else (),
     )
-
-
-def observe_roll(state: TableState, seat: int, landing: list[int]) -> int:
-    """Count the roll of `seat` once its move is resolved; the seat still rolling, or -1."""
-    player = state.players[seat]
-    if player.bankrupt:  # the roll's square (rent, tax, card) ended the game for the player there
-        landing[player.position] += 1
-        return -1
-    if state.choice or any(p.then_move and p.debtor == seat for p in state.payments):
-        return seat  # J4's forced fine (or a choice) still holds the move
-    landing[JAIL_STATE if player.in_jail else player.position] += 1
-    return -1
 
 
 @functools.lru_cache(maxsize=8)
@@ -466,7 +393,6 @@ __all__ = [
     "RunSpec",
     "Summary",
     "events_bytes",
-    "observe_roll",
     "game_seed",
     "play_game",
     "run_games",

@@ -33,7 +33,8 @@ import pytest
 
 from engine import BuyProperty, EndTurn, PassBid, Pay, PayJailFine, Phase, Roll, UseJailCard, apply, hasbro, new_game
 from monopoly_cli.main import main
-from sim.runner import LANDING_KEYS, game_seed, observe_roll
+from sim.loop import observe_roll
+from sim.runner import LANDING_KEYS, game_seed
 
 from .landing_chain import LandingChain, expected_counts, occupation
 
