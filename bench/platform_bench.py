@@ -232,6 +232,11 @@ async def human_pace(
     }
 
 
+def failure_reasons(failures: list[str]) -> collections.Counter[str]:
+    """The report's failures ("table #12: why", at most 50 kept) counted by their reason."""
+    return collections.Counter(line.split(": ", 1)[-1] for line in failures)
+
+
 def table_counts(text: str) -> list[int]:
     """`1000,2000` -> [1000, 2000]; `0` -> [] (no human-pace row)."""
     try:
@@ -774,6 +779,11 @@ async def main() -> int:
         )
         if not report.ok:
             print("human  NOT every table played: the figures above do not hold for all of them", flush=True)
+            for why, n in failure_reasons(report.failures).most_common(5):
+                print(f"human    {n} x {why}", flush=True)
+            if report.errors_by_code:
+                codes = ", ".join(f"{code} {n}" for code, n in sorted(report.errors_by_code.items()))
+                print(f"human    answers other than OK: {codes}", flush=True)
             status = 1
     return status
 

@@ -116,6 +116,13 @@ class Snapshot:
     done: bool = False
 
 
+def describe_error(exc: Exception) -> str:
+    """One line for a failure: a gRPC error's status code and details (its str() spans lines)."""
+    if isinstance(exc, grpc.aio.AioRpcError):
+        return f"{exc.code().name} {exc.details()}"
+    return f"{type(exc).__name__}: {exc}"
+
+
 def new_histogram() -> HdrHistogram:
     return HdrHistogram(*HIST_RANGE_US)
 
@@ -219,8 +226,9 @@ class Generator:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            stage = self.status[number]  # forming or playing: where it failed
             self.status[number] = "failed"
-            self.failures.append(f"table #{number}: {type(exc).__name__}: {exc}")
+            self.failures.append(f"table #{number}: while {stage}: {describe_error(exc)}")
 
     def _driver(self, number: int) -> BotTable:
         spec = self.spec
