@@ -83,6 +83,8 @@ CATCH_UP_S = 0.002
 WATCH_SILENCE_S = 5.0
 #: How long a bot waits before trying a service that did not answer (UNAVAILABLE: restarting).
 RETRY_S = 0.25
+#: How many times a driver asks for a seat's token (`BotTable._join`) before it gives up.
+JOIN_ATTEMPTS = 5
 #: Codes after which a call is tried again (after the server's `retry-after-ms`, else RETRY_S): the
 #: service or its database was away, or the call ran past its deadline (the service stalled).
 RETRIED = frozenset(
@@ -226,11 +228,25 @@ class BotTable:
         )
         self.table_id = reply.table_id
         for seat in range(self.players):
-            joined = await self.stub.JoinTable(
-                table_pb2.JoinTableRequest(table_id=self.table_id, seat=seat, service_token=self.service_token)
-            )
-            self.tokens[seat] = joined.seat_token
+            self.tokens[seat] = await self._join(seat)
         return self.table_id
+
+    async def _join(self, seat: int) -> str:
+        """A seat's token. JoinTable gives the same token every time, so a call that did not get
+        through (RETRIED: thousands of tables forming at once saw calls end CANCELLED before the
+        service handled them) is made again, up to JOIN_ATTEMPTS times, each wait twice the last."""
+        request = table_pb2.JoinTableRequest(table_id=self.table_id, seat=seat, service_token=self.service_token)
+        attempts = 1
+        while True:
+            try:
+                joined = await self.stub.JoinTable(request, timeout=self.deadline_s)
+                return str(joined.seat_token)
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in RETRIED or attempts >= JOIN_ATTEMPTS:
+                    raise
+                self.unavailable += 1
+                await asyncio.sleep(retry_after(exc) * 2 ** (attempts - 1))  # 0.25 s, then twice as long each time
+                attempts += 1
 
     async def play(self) -> TableState:
         """Follow the table and act for its seats until the game ends."""
