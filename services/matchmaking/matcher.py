@@ -5,8 +5,10 @@ nothing but a wake-up signal for `WatchQueue` streams, so a restarted (or a
 second) instance carries on from the rows alone.
 
 The matcher: one asyncio task per process; every `Rules.tick_ms` it takes, per
-mode, the waiting tickets no other instance holds (`FOR UPDATE SKIP LOCKED`),
-plans the tables they make (`queues.plan`), creates each through the table
+mode, the mode's turn (an advisory lock: one instance matches a mode at a time,
+seeing its whole queue) and its waiting tickets (`FOR UPDATE SKIP LOCKED`: one a
+player's own call holds waits for the next pass), plans the tables they make
+(`queues.plan`), creates each through the table
 service and, in the same transaction that still holds the tickets, records
 the match, its seats, the tickets' outcome and a `match.formed` outbox row.
 Two instances never book one ticket twice. A crash between CreateTable and
@@ -353,6 +355,8 @@ class Matchmaker:
         formed = 0
         for mode in QUEUE_MODES:
             async with self.pool.acquire() as conn, conn.transaction():
+                if not await store.take_mode(conn, mode):
+                    continue  # another instance is matching this mode: it sees every waiting ticket
                 rows = await store.lock_waiting(conn, mode)
                 WAITING.labels(mode).set(len(rows))
                 OLDEST_WAIT.labels(mode).set(max((float(r["waited_s"]) for r in rows), default=0.0))

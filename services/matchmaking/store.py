@@ -127,8 +127,19 @@ _WAITING = (
 )
 
 
+async def take_mode(conn: asyncpg.Connection, mode: str) -> bool:
+    """This transaction's turn to match `mode` (False: another matcher is matching it now).
+
+    One pass per mode at a time sees the mode's whole queue: two matchers each holding part of it
+    would each form small tables of their part, and could leave a player alone with nobody to sit with.
+    """
+    got: bool = await conn.fetchval("SELECT pg_try_advisory_xact_lock(hashtext($1))", f"matcher:{mode}")
+    return got
+
+
 async def lock_waiting(conn: asyncpg.Connection, mode: str) -> list[asyncpg.Record]:
-    """The waiting tickets of a mode no other matcher holds, locked until the transaction ends."""
+    """The waiting tickets of a mode, locked until the transaction ends (one a player's own call holds
+    at the moment is skipped: it waits for the next pass)."""
     rows: list[asyncpg.Record] = await conn.fetch(_WAITING + " FOR UPDATE OF t SKIP LOCKED", mode)
     return rows
 

@@ -29,6 +29,7 @@ from monopoly.v1 import common_pb2, matchmaking_pb2, table_pb2, table_pb2_grpc
 from servicekit import auth, db, signals
 from servicekit.settings import token_secret
 from servicekit.wire import command_to_proto, envelope
+from services.matchmaking import store
 from services.matchmaking.matcher import Matchmaker
 from services.matchmaking.queues import Rules
 
@@ -375,6 +376,31 @@ async def test_matchers_racing_never_double_book(
     assert sorted(r["player_id"] for r in rows) == sorted(p.player_id for p in matched)
     assert {r["n"] for r in rows} == {1}
     assert all(4 <= sum(s.table_id == x.table_id for s in seats) <= 5 for x in seats)
+
+
+async def test_R4_one_matcher_at_a_time_takes_a_modes_whole_queue(
+    mm: MatchmakingClient, mm_platform: Platform, server_urls: tuple[str, str]
+) -> None:
+    """While one instance matches a mode (holding its turn), no other forms tables of that mode: two
+    matchers each holding part of a queue would each form small tables, and could leave one player
+    with nobody to sit with."""
+    pool = await db.create_pool(server_urls[1], max_size=2, schema="matchmaking")
+    channel = platform_channel(mm_platform.table_target)
+    other = Matchmaker(pool, table_pb2_grpc.TableServiceStub(channel), token_secret(), Rules())
+    four = await players(mm, 4, "turn")
+    try:
+        async with pool.acquire() as holder, holder.transaction():
+            assert await store.take_mode(holder, "classic")  # an instance in the middle of its pass
+            for p in four:
+                await mm.enqueue(p, "classic")
+            assert await other.match_once() == 0
+            await asyncio.sleep(1.0)  # five of the service's own ticks
+            assert [(await status(mm, p)).status for p in four] == ["waiting"] * 4
+        seats = [await mm.wait_match(p, WAIT) for p in four]  # the turn handed back: one table of four
+    finally:
+        await channel.close()
+        await pool.close()
+    assert len({s.table_id for s in seats}) == 1
 
 
 async def test_reconciliation_finishes_live_matches_whose_table_ended_unseen_or_never_existed(

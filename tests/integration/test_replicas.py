@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import secrets
 import tempfile
 import uuid
@@ -68,6 +69,9 @@ async def replicated(cluster: NatsCluster, server_urls: tuple[str, str]) -> Asyn
         yield platform
     finally:
         await platform.stop()
+        if os.environ.get("CI"):  # what each replica said, for a failure seen only in CI
+            for log in sorted(data.glob("*.log")):
+                print(f"--- {log.name}\n" + log.read_text(errors="replace")[-3000:])
 
 
 def test_the_launcher_runs_two_processes_of_each_service(replicated: Platform) -> None:
@@ -95,9 +99,12 @@ async def test_R4_two_matchmaking_replicas_never_seat_a_player_twice(replicated:
             client = clients[i % 2]  # half register and queue at each replica
             players.append((client, await client.register(f"p{i}-{tag}")))
         await asyncio.gather(*(client.enqueue(player, "classic") for client, player in players))
-        seats: list[SeatTicket] = await asyncio.gather(
-            *(client.wait_match(player, timeout=60) for client, player in players)
-        )
+        try:
+            seats: list[SeatTicket] = await asyncio.gather(
+                *(client.wait_match(player, timeout=60) for client, player in players)
+            )
+        except TimeoutError:
+            pytest.fail(f"not all seated in 60 s; their tickets: {await tickets_of(replicated, players)}")
     finally:
         for client in clients:
             await client.close()
@@ -123,6 +130,19 @@ async def test_R4_two_matchmaking_replicas_never_seat_a_player_twice(replicated:
     for s in seats:
         assert s.seat not in per_table.setdefault(s.table_id, set())  # no seat given twice
         per_table[s.table_id].add(s.seat)
+
+
+async def tickets_of(platform: Platform, players: list[tuple[MatchmakingClient, Player]]) -> list[tuple[str, ...]]:
+    conn = await asyncpg.connect(platform.database_url)
+    try:
+        rows = await conn.fetch(
+            "SELECT player_id, status, coalesce(table_id, '') AS table_id, enqueued_at::text AS at "
+            "FROM matchmaking.tickets WHERE player_id = ANY($1::text[]) ORDER BY enqueued_at",
+            [p.player_id for _, p in players],
+        )
+    finally:
+        await conn.close()
+    return [(r["player_id"], r["status"], r["table_id"], r["at"]) for r in rows]
 
 
 async def play_a_duel(platform: Platform, tag: str) -> tuple[str, list[SeatTicket]]:

@@ -157,7 +157,9 @@ def doubles_onto_a_payment() -> int:
     raise AssertionError("no such seed")
 
 
-async def wait_for(predicate: Callable[[], object], timeout: float = 20.0) -> None:
+async def wait_for(predicate: Callable[[], object], timeout: float = 60.0) -> None:
+    # Generous: it bounds a hang, not a speed (a signal goes through the outbox relay, JetStream and
+    # the trade service, on a CI box running two suites at once).
     async def poll() -> None:
         while not await predicate():  # type: ignore[misc]
             await asyncio.sleep(0.05)
