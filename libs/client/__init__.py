@@ -224,10 +224,14 @@ class BotTable:
                 seed=self.seed,
                 clock_scale=self.clock_scale,
                 external=list(self.services.external),
-            )
+                seat_tokens=True,  # one call opens the table: no JoinTable per seat
+            ),
+            metadata=(("authorization", f"Bearer {self.service_token}"),),  # the seats' tokens are a service's to ask
         )
         self.table_id = reply.table_id
-        for seat in range(self.players):
+        for seat, token in enumerate(reply.seat_tokens):
+            self.tokens[seat] = token
+        for seat in range(len(reply.seat_tokens), self.players):  # a table service from before seat_tokens
             self.tokens[seat] = await self._join(seat)
         return self.table_id
 

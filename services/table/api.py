@@ -72,6 +72,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.CreateTableRequest, context: grpc.aio.ServicerContext
     ) -> table_pb2.CreateTableResponse:
         settings = validate.json_object(request.custom_settings_json, "custom_settings_json")
+        if request.seat_tokens:
+            auth.current_claims().require_service()  # the seats' tokens, as JoinTable gives them
         table_id, seq, card = await self.tables.create(
             request.mode or "classic",
             list(request.players),
@@ -80,7 +82,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             request.clock_scale,
             tuple(request.external),
         )
-        return table_pb2.CreateTableResponse(table_id=table_id, seq=seq, rule_card=card)
+        tokens = []
+        if request.seat_tokens:
+            tokens = [await self.tables.join(table_id, seat) for seat in range(len(request.players))]
+        return table_pb2.CreateTableResponse(table_id=table_id, seq=seq, rule_card=card, seat_tokens=tokens)
 
     async def JoinTable(
         self, request: table_pb2.JoinTableRequest, context: grpc.aio.ServicerContext

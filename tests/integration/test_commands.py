@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from collections.abc import Callable
 
 import asyncpg
@@ -285,6 +286,37 @@ async def test_joining_a_seat_again_returns_its_token(stub: table_pb2_grpc.Table
             timeout=30,
         )
         assert (joined.seat, joined.seat_token) == (seat, token)
+
+
+async def test_a_table_opened_in_one_call_gives_the_tokens_join_would(
+    stub: table_pb2_grpc.TableServiceStub, table: BotTable
+) -> None:
+    # BotTable.create asked CreateTable for the seats' tokens (seat_tokens) and made no JoinTable
+    assert len(table.tokens) == 4 and table.unavailable == 0
+    for seat in range(4):
+        joined = await stub.JoinTable(
+            table_pb2.JoinTableRequest(table_id=table.table_id, seat=seat, service_token=table.service_token),
+            timeout=30,
+        )
+        assert joined.seat_token == table.tokens[seat]
+
+
+async def test_only_a_service_may_ask_create_table_for_the_seat_tokens(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool
+) -> None:
+    run = uuid.uuid4().hex[:8]
+    names = [f"tokens-{run}-a", f"tokens-{run}-b"]
+    create = table_pb2.CreateTableRequest(mode="classic", players=names, seat_tokens=True)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.CreateTable(create, timeout=30)  # the stub's calls carry an operator token
+    assert caught.value.code() == grpc.StatusCode.PERMISSION_DENIED, caught.value.details()
+    async with pool.acquire() as conn:  # refused before anything was made
+        assert await conn.fetchval("SELECT count(*) FROM tables WHERE players = $1::jsonb", json.dumps(names)) == 0
+    service = (("authorization", f"Bearer {bot_service_token()}"),)
+    reply = await stub.CreateTable(create, timeout=30, metadata=service)
+    assert len(reply.seat_tokens) == 2
+    assert auth.verify(token_secret(), reply.seat_tokens[1]).seat == 1
+    await retire(pool, reply.table_id)
 
 
 async def test_an_unknown_table_is_not_found(stub: table_pb2_grpc.TableServiceStub, table: BotTable) -> None:

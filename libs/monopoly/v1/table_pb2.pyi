@@ -9,30 +9,34 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("mode", "players", "seed", "custom_settings_json", "clock_scale", "external")
+    __slots__ = ("mode", "players", "seed", "custom_settings_json", "clock_scale", "external", "seat_tokens")
     MODE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
     CUSTOM_SETTINGS_JSON_FIELD_NUMBER: _ClassVar[int]
     CLOCK_SCALE_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     mode: str
     players: _containers.RepeatedScalarFieldContainer[str]
     seed: int
     custom_settings_json: str
     clock_scale: int
     external: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, mode: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., custom_settings_json: _Optional[str] = ..., clock_scale: _Optional[int] = ..., external: _Optional[_Iterable[str]] = ...) -> None: ...
+    seat_tokens: bool
+    def __init__(self, mode: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., custom_settings_json: _Optional[str] = ..., clock_scale: _Optional[int] = ..., external: _Optional[_Iterable[str]] = ..., seat_tokens: _Optional[bool] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
-    __slots__ = ("table_id", "seq", "rule_card")
+    __slots__ = ("table_id", "seq", "rule_card", "seat_tokens")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     RULE_CARD_FIELD_NUMBER: _ClassVar[int]
+    SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seq: int
     rule_card: str
-    def __init__(self, table_id: _Optional[str] = ..., seq: _Optional[int] = ..., rule_card: _Optional[str] = ...) -> None: ...
+    seat_tokens: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, table_id: _Optional[str] = ..., seq: _Optional[int] = ..., rule_card: _Optional[str] = ..., seat_tokens: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class JoinTableRequest(_message.Message):
     __slots__ = ("table_id", "seat", "service_token")
