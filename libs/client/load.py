@@ -48,6 +48,8 @@ HIST_RANGE_US = (1, 300_000_000, 3)
 SNAPSHOT_S = 1.0
 #: Tables left (their seats surrendered) at once when a run stops at its duration.
 LEAVE_AT_ONCE = 32
+#: How often a table opening looks whether its first command committed (to free its opening slot).
+OPENING_POLL_S = 0.1
 STATUSES = ("waiting", "forming", "playing", "finished", "failed")
 
 Via = Literal["matchmaking", "create"]
@@ -88,6 +90,10 @@ class LoadSpec:
     #: Seconds each command may wait for its answer before the bot gives up on it and re-reads.
     deadline_s: float = 30.0
     seed: int = 1
+    #: Tables each process has opening at once (created or queued, no command of theirs committed
+    #: yet); the ramp waits for one to start rather than pile calls up in a busy service, whose gRPC
+    #: core cancels a call it has not taken within 30 s (bench/grpc_accept.py).
+    opening: int = 64
     #: A run stopped at its duration: the bots surrender the seats of the tables still playing, so the
     #: platform is not left running them by time-outs (False: they play on without their bots).
     leave: bool = True
@@ -143,6 +149,7 @@ class Generator:
         self.histogram = new_histogram()
         self._drained: dict[int, int] = {}  # by id() of a driver: latencies already in the histogram
         self.tasks: list[asyncio.Task[None]] = []
+        self.opening = asyncio.Semaphore(spec.opening)
 
     async def run(self, send: Queue[Snapshot] | None) -> Snapshot:
         spec = self.spec
@@ -208,14 +215,25 @@ class Generator:
             wait = first + k * interval - loop.time()
             if wait > 0:
                 await asyncio.sleep(wait)
+            await self.opening.acquire()  # released by the table once it plays (or ends)
             self.status[number] = "forming"
             self.tasks.append(asyncio.create_task(self._table(number)))
 
     async def _table(self, number: int) -> None:
+        opening = True
         try:
             games = await self._form(number)
             self.games[number] = games
-            await asyncio.gather(*(g.play() for g in games))
+            play = asyncio.gather(*(g.play() for g in games))
+            try:
+                while not play.done() and not any(g.commands for g in games):
+                    await asyncio.wait({play}, timeout=OPENING_POLL_S)
+                self.opening.release()
+                opening = False
+                await play
+            except asyncio.CancelledError:
+                play.cancel()
+                raise
             self._drain()
             if not any(g.commands for g in games):
                 # The game ended, but not by our bots: it did not play (its turns timed out meanwhile).
@@ -229,6 +247,9 @@ class Generator:
             stage = self.status[number]  # forming or playing: where it failed
             self.status[number] = "failed"
             self.failures.append(f"table #{number}: while {stage}: {describe_error(exc)}")
+        finally:
+            if opening:
+                self.opening.release()
 
     def _driver(self, number: int) -> BotTable:
         spec = self.spec

@@ -30,6 +30,12 @@ def add(sub: Subcommands) -> None:
     load.add_argument("--tables", type=int, default=100, help="tables to run (default 100)")
     load.add_argument("--think", type=float, default=3.0, help="real seconds a bot thinks per decision (default 3)")
     load.add_argument("--ramp", type=float, default=50.0, help="tables opened per second (default 50)")
+    load.add_argument(
+        "--opening",
+        type=int,
+        default=64,
+        help="tables each process has opening at once, none of their commands committed yet (default 64)",
+    )
     load.add_argument("--duration", type=float, default=None, help="stop after this many seconds (default: the end)")
     load.add_argument(
         "--via", choices=("matchmaking", "create"), default="matchmaking", help="queue players, or CreateTable"
@@ -101,8 +107,11 @@ def start(args: argparse.Namespace) -> int:
     if args.via == "matchmaking" and not found["matchmaking"]:
         print("monopoly load: --via matchmaking needs the matchmaking service's address", file=sys.stderr)
         return 2
-    if args.tables < 1 or args.processes < 1 or args.ramp <= 0 or args.think < 0:
-        print("monopoly load: --tables, --processes and --ramp must be positive, --think 0 or more", file=sys.stderr)
+    if args.tables < 1 or args.processes < 1 or args.opening < 1 or args.ramp <= 0 or args.think < 0:
+        print(
+            "monopoly load: --tables, --processes, --opening and --ramp must be positive, --think 0 or more",
+            file=sys.stderr,
+        )
         return 2
     if args.via == "matchmaking" and (problem := too_slow_for_the_clock(args, found)):
         print(f"monopoly load: {problem}", file=sys.stderr)
@@ -112,6 +121,7 @@ def start(args: argparse.Namespace) -> int:
         tables=args.tables,
         think_s=args.think,
         ramp=args.ramp,
+        opening=args.opening,
         duration_s=args.duration,
         via=args.via,
         mode=args.mode,

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from client import BotTable
+from client.load import Generator, LoadSpec, Targets
 from client.platform import Platform
 from servicekit.embedded import free_port
 
@@ -162,3 +164,36 @@ def test_a_think_time_longer_than_the_platforms_turns_is_refused_up_front(tmp_pa
         timeout=60,
     )
     assert "clock scale" not in faster.stderr  # CreateTable sets its own clock: not refused for it
+
+
+async def test_a_process_opens_no_more_tables_at_once_than_its_opening_slots(platform: Platform) -> None:
+    """A table holds its opening slot until its first command commits: with one slot, a table is
+    created only once the one before it plays (calls never pile up in a busy service)."""
+    spec = LoadSpec(
+        targets=Targets(table=platform.table_target),
+        tables=3,
+        think_s=0,
+        ramp=50,
+        duration_s=8,
+        via="create",
+        opening=1,
+    )
+    generator = Generator(spec, 0)
+    forming = 0
+    seen: list[tuple[int, list[bool]]] = []  # at each table's opening: tables forming, and whether each earlier plays
+    form = generator._form
+
+    async def counted(number: int) -> list[BotTable]:
+        nonlocal forming
+        seen.append((forming, [any(g.commands for g in games) for games in generator.games.values()]))
+        forming += 1
+        try:
+            return await form(number)
+        finally:
+            forming -= 1
+
+    generator._form = counted  # type: ignore[method-assign]
+    snapshot = await generator.run(None)
+    assert snapshot.failures == [] and snapshot.never_started == 0, snapshot
+    assert [n for n, _ in seen] == [0, 0, 0]
+    assert [played for _, played in seen] == [[], [True], [True, True]]
