@@ -20,7 +20,7 @@ from typing import Any
 from google.protobuf.descriptor import Descriptor
 from google.protobuf.message import Message
 
-from engine import COMMAND_TYPES, EVENT_TYPES, Command, Event, ProposeTrade, codec
+from engine import COMMAND_TYPES, EVENT_TYPES, Command, Event, ProposeTrade, TableConfig, codec
 from monopoly.v1 import commands_pb2, common_pb2, events_pb2, trade_pb2
 
 from .errors import BadRequest
@@ -125,7 +125,25 @@ def _fill(msg: Message, value: Any) -> None:
             for item in v:
                 _fill(repeated.add(), item)
         else:
-            setattr(msg, m.proto, codec.dumps(codec.to_data(v)))
+            setattr(msg, m.proto, _json(v))
+
+
+#: The JSON of the configs encoded lately, by identity (a config is frozen): the tables of a standard mode
+#: share one config object (services.table), and encoding it was most of a `TableCreated`'s encoding.
+_CONFIG_JSON: dict[int, tuple[TableConfig, str]] = {}
+
+
+def _json(value: Any) -> str:
+    if type(value) is not TableConfig:
+        return codec.dumps(codec.to_data(value))
+    seen = _CONFIG_JSON.get(id(value))
+    if seen is not None and seen[0] is value:
+        return seen[1]
+    if len(_CONFIG_JSON) >= 64:
+        _CONFIG_JSON.clear()
+    text = codec.dumps(codec.to_data(value))
+    _CONFIG_JSON[id(value)] = (value, text)
+    return text
 
 
 def _read(cls: type, msg: Message) -> Any:

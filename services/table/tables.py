@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import hashlib
 import logging
 import secrets
@@ -31,6 +32,7 @@ from engine import (
     Command,
     Event,
     RuleViolation,
+    TableConfig,
     TableState,
     Tick,
     apply,
@@ -536,6 +538,23 @@ def rebuild(row: store.TableRow, rows: list[asyncpg.Record]) -> TableState:
     return state
 
 
+def _config(mode: str, external: tuple[str, ...], **settings: Any) -> TableConfig:
+    """A new table's config: `mode`'s preset with `settings`, its sub-protocols run by `external`."""
+    if not settings:
+        return _standard_config(mode, tuple(p for p in SUB_PROTOCOLS if p in external))
+    config = preset(mode, **settings)
+    return config.with_changes(external=tuple(p for p in SUB_PROTOCOLS if p in external)) if external else config
+
+
+@functools.lru_cache(maxsize=64)
+def _standard_config(mode: str, external: tuple[str, ...]) -> TableConfig:
+    """One config object per standard mode and sub-protocols, shared by its tables (configs are frozen):
+    the wire encodes a config once per object (`servicekit.wire`), which was most of a CreateTable's
+    encoding."""
+    config = preset(mode)
+    return config.with_changes(external=external) if external else config
+
+
 class Tables:
     """Every table this process owns, loaded on demand and recovered at start."""
 
@@ -667,11 +686,9 @@ class Tables:
                 f"external: unknown sub-protocol(s) {', '.join(unknown)}; one of {', '.join(SUB_PROTOCOLS)}"
             )
         try:
-            config = preset(mode, **settings)
+            config = _config(mode, external) if not settings else _config(mode, external, **settings)
         except (TypeError, ValueError) as exc:
             raise BadRequest(str(exc)) from None
-        if external:
-            config = config.with_changes(external=tuple(p for p in SUB_PROTOCOLS if p in external))
         if not players:
             raise BadRequest("players: one name per seat")
         if len(self.actors) + len(self.idle.dormant) >= self.max_tables and self._live() >= self.max_tables:

@@ -8,10 +8,11 @@ from typing import Any
 
 import pytest
 
-from engine import Event, TableState, codec, preset
+from engine import SUB_PROTOCOLS, Event, TableCreated, TableState, codec, preset
 from monopoly.v1 import common_pb2, table_pb2
+from servicekit import wire
 from servicekit.wire import batch_envelopes, envelope, event_batch, repeated, stored_event
-from services.table.tables import TableActor
+from services.table.tables import TableActor, _config
 from sim.runner import play_game
 
 
@@ -71,3 +72,29 @@ def test_a_row_without_its_event_is_refused() -> None:
 def test_what_is_not_an_event_batch_is_refused(batch: Any) -> None:
     with pytest.raises((ValueError, IndexError)):
         batch_envelopes(batch)
+
+
+@pytest.mark.parametrize("mode", ["classic", "speed", "duel", "team", "hasbro"])
+@pytest.mark.parametrize("external", [(), ("trade", "auction"), ("auction", "casino", "trade")])
+def test_tables_of_a_standard_mode_share_one_config_equal_to_its_preset(mode: str, external: tuple[str, ...]) -> None:
+    config = _config(mode, external)
+    assert _config(mode, external) is config  # shared: the wire encodes it once
+    expected = preset(mode)
+    if external:
+        expected = expected.with_changes(external=tuple(p for p in SUB_PROTOCOLS if p in external))
+    assert config == expected and config.external == expected.external
+
+
+def test_a_host_s_settings_make_a_config_of_its_own() -> None:
+    custom = _config("custom", (), starting_cash=20000)
+    assert custom.starting_cash == 20000 and _config("custom", (), starting_cash=20000) is not custom
+
+
+def test_a_config_encoded_again_is_the_same_json_and_a_new_one_is_encoded_anew() -> None:
+    config = preset("classic")
+    first = wire.event_to_proto(TableCreated(config, 7, ("a", "b"))).SerializeToString()
+    again = wire.event_to_proto(TableCreated(config, 7, ("a", "b"))).SerializeToString()
+    wire._CONFIG_JSON.clear()
+    assert again == first == wire.event_to_proto(TableCreated(config, 7, ("a", "b"))).SerializeToString()
+    richer = config.with_changes(starting_cash=config.starting_cash + 1)
+    assert wire.event_to_proto(TableCreated(richer, 7, ("a", "b"))).SerializeToString() != first
