@@ -27,6 +27,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 import uuid
 from collections import Counter
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Sequence
@@ -215,19 +216,33 @@ class BotTable:
     service_token: str = field(default_factory=bot_service_token)
 
     async def create(self) -> str:
+        """Open the table: one CreateTable, which gives the seats' tokens too. Its request id makes it
+        safe to ask again, so a call that did not get through (RETRIED: CANCELLED is a call the
+        service's gRPC core gave up on before a handler took it) is made again, up to JOIN_ATTEMPTS
+        times, each wait twice the last, and never makes a second table."""
         names = [f"{self.bots}-{i}" for i in range(self.players)]
-        reply = await self.stub.CreateTable(
-            table_pb2.CreateTableRequest(
-                mode=self.mode,
-                players=names,
-                custom_settings_json=json.dumps(self.settings) if self.settings else "",
-                seed=self.seed,
-                clock_scale=self.clock_scale,
-                external=list(self.services.external),
-                seat_tokens=True,  # one call opens the table: no JoinTable per seat
-            ),
-            metadata=(("authorization", f"Bearer {self.service_token}"),),  # the seats' tokens are a service's to ask
+        request = table_pb2.CreateTableRequest(
+            mode=self.mode,
+            players=names,
+            custom_settings_json=json.dumps(self.settings) if self.settings else "",
+            seed=self.seed,
+            clock_scale=self.clock_scale,
+            external=list(self.services.external),
+            seat_tokens=True,  # one call opens the table: no JoinTable per seat
+            request_id=secrets.token_hex(12),
         )
+        metadata = (("authorization", f"Bearer {self.service_token}"),)  # the seats' tokens are a service's to ask
+        attempts = 1
+        while True:
+            try:
+                reply = await self.stub.CreateTable(request, timeout=self.deadline_s, metadata=metadata)
+                break
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in RETRIED or attempts >= JOIN_ATTEMPTS:
+                    raise
+                self.unavailable += 1
+                await asyncio.sleep(retry_after(exc) * 2 ** (attempts - 1))
+                attempts += 1
         self.table_id = reply.table_id
         for seat, token in enumerate(reply.seat_tokens):
             self.tokens[seat] = token

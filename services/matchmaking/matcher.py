@@ -11,9 +11,12 @@ player's own call holds waits for the next pass), plans the tables they make
 (`queues.plan`), creates each through the table
 service and, in the same transaction that still holds the tickets, records
 the match, its seats, the tickets' outcome and a `match.formed` outbox row.
-Two instances never book one ticket twice. A crash between CreateTable and
-the commit leaves an orphan table nobody holds a seat token for (its turns
-time out); the tickets wait on and are matched again.
+Two instances never book one ticket twice. A CreateTable whose answer was
+lost (a deadline) or a crash before the commit leaves the tickets waiting;
+the next pass that plans them the same way sends the same request id
+(`plan_request_id`) and gets that table back. Planned another way, they get a
+new table, and the first is an orphan nobody holds a seat token for (its
+turns time out).
 
 Player tokens: `auth.issue(secret, "*", -1, player_id, role="account")`
 (`player_token`): they identify the player to this service (and the rating
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import secrets
@@ -374,13 +378,16 @@ class Matchmaker:
                         formed += 1
         return formed
 
-    async def _create_table(self, mode: str, names: list[str], settings_json: str = "") -> tuple[str, str]:
+    async def _create_table(
+        self, mode: str, names: list[str], settings_json: str = "", request_id: str = ""
+    ) -> tuple[str, str]:
         request = table_pb2.CreateTableRequest(
             mode=mode,
             players=names,
             clock_scale=self.clock_scale,
             external=list(self.external),
             custom_settings_json=settings_json,
+            request_id=request_id,
         )
         try:
             reply = await self.table.CreateTable(request, timeout=10)
@@ -392,7 +399,7 @@ class Matchmaker:
         """The planned table created (its id and rule card), or None if the table service refused."""
         async with limit:
             try:
-                return await self._create_table(p.mode, [s.name for s in p.seats])
+                return await self._create_table(p.mode, [s.name for s in p.seats], request_id=plan_request_id(p))
             except Unavailable:
                 log.exception("a %s table for %d players was not created", p.mode, len(p.seats))
                 return None
@@ -638,3 +645,12 @@ def _ticket(r: asyncpg.Record, *rating: float) -> Ticket:
         float(r["waited_s"]),
         *rating,
     )
+
+
+def plan_request_id(p: Plan) -> str:
+    """CreateTable's request id for a planned table: its tickets and names in seat order. A call that
+    timed out after the table service made the table leaves the tickets waiting; the next pass plans
+    them the same way and gets that table back instead of leaving it an orphan. Another seating of
+    them is another id (a new table, as before)."""
+    seats = "|".join(f"{s.ticket.ticket_id if s.ticket is not None else '-'}:{s.name}" for s in p.seats)
+    return "match:" + hashlib.sha256(f"{p.mode}|{seats}".encode()).hexdigest()[:40]

@@ -74,18 +74,21 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         settings = validate.json_object(request.custom_settings_json, "custom_settings_json")
         if request.seat_tokens:
             auth.current_claims().require_service()  # the seats' tokens, as JoinTable gives them
-        table_id, seq, card = await self.tables.create(
+        made = await self.tables.open(
             request.mode or "classic",
             list(request.players),
             request.seed,
             settings,
             request.clock_scale,
             tuple(request.external),
+            request.request_id,
         )
         tokens = []
         if request.seat_tokens:
-            tokens = [await self.tables.join(table_id, seat) for seat in range(len(request.players))]
-        return table_pb2.CreateTableResponse(table_id=table_id, seq=seq, rule_card=card, seat_tokens=tokens)
+            tokens = [self.tables.seat_token(made.table_id, s, n, made.epoch_ms) for s, n in enumerate(made.players)]
+        return table_pb2.CreateTableResponse(
+            table_id=made.table_id, seq=made.seq, rule_card=made.rule_card, seat_tokens=tokens
+        )
 
     async def JoinTable(
         self, request: table_pb2.JoinTableRequest, context: grpc.aio.ServicerContext

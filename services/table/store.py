@@ -50,12 +50,14 @@ async def create_table(
     epoch_ms: int,
     scale: int,
     partition: int | None = None,
+    request_id: str | None = None,
 ) -> None:
     """The table's row; its first events follow in the same transaction (`append_many`, whose fence
-    then checks this instance holds `partition`)."""
+    then checks this instance holds `partition`). A `request_id` used before raises
+    `UniqueViolationError` (migration 007)."""
     await conn.execute(
-        "INSERT INTO tables (table_id, mode, players, seed, clock_epoch_ms, clock_scale, seq, partition) "
-        "VALUES ($1, $2, $3, $4, $5, $6, 0, $7)",
+        "INSERT INTO tables (table_id, mode, players, seed, clock_epoch_ms, clock_scale, seq, partition, request_id) "
+        "VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8)",
         table_id,
         mode,
         json.dumps(players),
@@ -63,6 +65,14 @@ async def create_table(
         epoch_ms,
         scale,
         partition,
+        request_id,
+    )
+
+
+async def made_for(conn: asyncpg.Connection | asyncpg.Pool, request_id: str) -> asyncpg.Record | None:
+    """The table a CreateTable with `request_id` made: its id, mode, players, seq and clock epoch."""
+    return await conn.fetchrow(
+        "SELECT table_id, mode, players, seq, clock_epoch_ms FROM tables WHERE request_id = $1", request_id
     )
 
 

@@ -14,13 +14,14 @@ import asyncio
 import dataclasses
 import functools
 import hashlib
+import json
 import logging
 import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import asyncpg
 from prometheus_client import Counter, Gauge, Histogram
@@ -538,6 +539,16 @@ def rebuild(row: store.TableRow, rows: list[asyncpg.Record]) -> TableState:
     return state
 
 
+class Created(NamedTuple):
+    """A table `Tables.open` made (or had made for the same request id)."""
+
+    table_id: str
+    seq: int
+    rule_card: str
+    players: tuple[str, ...]
+    epoch_ms: int
+
+
 def _config(mode: str, external: tuple[str, ...], **settings: Any) -> TableConfig:
     """A new table's config: `mode`'s preset with `settings`, its sub-protocols run by `external`."""
     if not settings:
@@ -671,6 +682,23 @@ class Tables:
         scale: int,
         external: tuple[str, ...] = (),
     ) -> tuple[str, int, str]:
+        """A new table: its id, seq and rule card (`open` without a request id)."""
+        made = await self.open(mode, players, seed, settings, scale, external)
+        return made.table_id, made.seq, made.rule_card
+
+    async def open(
+        self,
+        mode: str,
+        players: list[str],
+        seed: int,
+        settings: dict[str, Any],
+        scale: int,
+        external: tuple[str, ...] = (),
+        request_id: str = "",
+    ) -> Created:
+        """A new table; with a `request_id` that made one before, that table (and no new one)."""
+        if len(request_id) > 128:
+            raise BadRequest("request_id is at most 128 characters")
         allowed = PRESET_SETTINGS.get(mode, frozenset())
         if settings and not allowed:
             with_settings = ", ".join(sorted(PRESET_SETTINGS))
@@ -691,9 +719,11 @@ class Tables:
             raise BadRequest(str(exc)) from None
         if not players:
             raise BadRequest("players: one name per seat")
+        players = [validate.name(p, "players", MAX_SEAT_NAME) for p in players]
+        if request_id and (made := await self._made_for(request_id, mode, players, config)) is not None:
+            return made
         if len(self.actors) + len(self.idle.dormant) >= self.max_tables and self._live() >= self.max_tables:
             raise Exhausted(f"this table service holds its maximum of {self.max_tables} live tables", 5000)
-        players = [validate.name(p, "players", MAX_SEAT_NAME) for p in players]
         validate.int_range(scale, "clock_scale", 0, MAX_CLOCK_SCALE)
         seed = validate.seed(seed) or secrets.randbits(63)
         try:
@@ -709,7 +739,9 @@ class Tables:
         fence = self.fence(actor)
         try:
             async with self.pool.acquire() as conn, conn.transaction():
-                await store.create_table(conn, table_id, mode, players, seed, epoch, scale, partition)
+                await store.create_table(
+                    conn, table_id, mode, players, seed, epoch, scale, partition, request_id or None
+                )
                 first = store.append_args(
                     table_id,
                     1,
@@ -722,6 +754,12 @@ class Tables:
                     fence=fence,
                 )
                 await store.append_many(conn, [first])
+        except asyncpg.UniqueViolationError:
+            # the same request_id, asked again while its first call was making the table: that one's
+            made = await self._made_for(request_id, mode, players, config) if request_id else None
+            if made is None:
+                raise
+            return made
         except asyncpg.PostgresError as exc:
             if not fenced(exc):
                 raise
@@ -735,7 +773,22 @@ class Tables:
         self.idle.adopted(table_id)
         ACTIVE_TABLES.inc()
         actor.start()
-        return table_id, state.seq, rule_card(config)
+        return Created(table_id, state.seq, rule_card(config), tuple(players), epoch)
+
+    async def _made_for(self, request_id: str, mode: str, players: list[str], config: TableConfig) -> Created | None:
+        """The table `request_id` made before, or None; ALREADY_EXISTS if it made one of another mode or
+        other players (the key reused for another table)."""
+        row = await store.made_for(self.pool, request_id)
+        if row is None:
+            return None
+        made_players = json.loads(row["players"])
+        if row["mode"] != mode or made_players != players:
+            raise Conflict(f"request_id {request_id!r} made table {row['table_id']}, of other players or another mode")
+        return Created(row["table_id"], row["seq"], rule_card(config), tuple(made_players), row["clock_epoch_ms"])
+
+    def seat_token(self, table_id: str, seat: int, name: str, epoch_ms: int) -> str:
+        """A seat's signed token: the same every time (its expiry counts from the table's creation)."""
+        return auth.issue(self.token_secret, table_id, seat, name, now=epoch_ms // 1000)
 
     def _new_id(self) -> tuple[str, int | None, int | None]:
         """A new table id, drawn until it falls in a partition this instance holds; with it the partition
@@ -850,8 +903,7 @@ class Tables:
         actor = await self.get(table_id)
         if not 0 <= seat < len(actor.state.players):
             raise BadRequest(f"seat must be 0 to {len(actor.state.players) - 1}")
-        name = actor.state.players[seat].name
-        return auth.issue(self.token_secret, table_id, seat, name, now=actor.epoch_ms // 1000)
+        return self.seat_token(table_id, seat, actor.state.players[seat].name, actor.epoch_ms)
 
     def authorize(self, actor: TableActor, claims: auth.Claims, command: Command) -> int | None:
         """The seat a command may act for (None: a service's result), or refuse it.

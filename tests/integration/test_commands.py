@@ -319,6 +319,45 @@ async def test_only_a_service_may_ask_create_table_for_the_seat_tokens(
     await retire(pool, reply.table_id)
 
 
+async def test_create_table_asked_again_with_its_request_id_answers_the_same_table(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool
+) -> None:
+    key = f"again-{uuid.uuid4().hex}"
+    service = (("authorization", f"Bearer {bot_service_token()}"),)
+    create = table_pb2.CreateTableRequest(mode="classic", players=["ann", "bob"], seat_tokens=True, request_id=key)
+    first = await stub.CreateTable(create, timeout=30, metadata=service)
+    again = await stub.CreateTable(create, timeout=30, metadata=service)
+    assert (again.table_id, list(again.seat_tokens)) == (first.table_id, list(first.seat_tokens))
+    assert again.rule_card == first.rule_card
+    async with pool.acquire() as conn:
+        assert await conn.fetchval("SELECT count(*) FROM tables WHERE request_id = $1", key) == 1
+    # the key with other players is another table's: refused, nothing made
+    other = table_pb2.CreateTableRequest(mode="classic", players=["ann", "cy"], request_id=key)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.CreateTable(other, timeout=30)
+    assert caught.value.code() == grpc.StatusCode.ALREADY_EXISTS, caught.value.details()
+    await retire(pool, first.table_id)
+
+
+async def test_create_table_asked_twice_at_once_with_one_request_id_makes_one_table(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool
+) -> None:
+    key = f"twice-{uuid.uuid4().hex}"
+    create = table_pb2.CreateTableRequest(mode="classic", players=["ann", "bob", "cy"], request_id=key)
+    replies = await asyncio.gather(*(stub.CreateTable(create, timeout=30) for _ in range(4)))
+    assert len({r.table_id for r in replies}) == 1
+    async with pool.acquire() as conn:
+        assert await conn.fetchval("SELECT count(*) FROM tables WHERE request_id = $1", key) == 1
+    await retire(pool, replies[0].table_id)
+
+
+async def test_a_request_id_over_128_characters_is_invalid(stub: table_pb2_grpc.TableServiceStub) -> None:
+    create = table_pb2.CreateTableRequest(mode="classic", players=["ann", "bob"], request_id="k" * 129)
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.CreateTable(create, timeout=30)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
 async def test_an_unknown_table_is_not_found(stub: table_pb2_grpc.TableServiceStub, table: BotTable) -> None:
     calls = [
         stub.GetTable(table_pb2.GetTableRequest(table_id="no-such-table"), timeout=30),

@@ -168,7 +168,9 @@ async def running() -> AsyncIterator[Running]:
                 for i in range(2)
             ]  # fmt: skip
             for g in games:
-                await g.create()
+                await g.create()  # one call: CreateTable gives the seats' tokens
+                join = table_pb2.JoinTableRequest(table_id=g.table_id, seat=0, service_token=service_token)
+                assert (await stub.JoinTable(join, timeout=30)).seat_token == g.tokens[0]
             await asyncio.wait_for(asyncio.gather(*(g.play() for g in games)), 300)
             tokens = [service_token, *(t for g in games for t in g.tokens.values())]
             yield Running(platform, base, db_url, nats_stack.close, tokens, [g.table_id for g in games])

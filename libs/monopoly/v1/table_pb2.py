@@ -26,7 +26,7 @@ from monopoly.v1 import commands_pb2 as monopoly_dot_v1_dot_commands__pb2
 from monopoly.v1 import common_pb2 as monopoly_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17monopoly/v1/table.proto\x12\x0bmonopoly.v1\x1a\x1amonopoly/v1/commands.proto\x1a\x18monopoly/v1/common.proto\"\x9b\x01\n\x12\x43reateTableRequest\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x03(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x1c\n\x14\x63ustom_settings_json\x18\x04 \x01(\t\x12\x13\n\x0b\x63lock_scale\x18\x05 \x01(\x03\x12\x10\n\x08\x65xternal\x18\x06 \x03(\t\x12\x13\n\x0bseat_tokens\x18\x07 \x01(\x08\"\\\n\x13\x43reateTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\x11\n\trule_card\x18\x03 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x04 \x03(\t\"I\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x15\n\rservice_token\x18\x03 \x01(\t\"5\n\x11JoinTableResponse\x12\x12\n\nseat_token\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\":\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x15\n\rwithout_state\x18\x02 \x01(\x08\"\x9d\x01\n\tTableView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\r\n\x05phase\x18\x03 \x01(\t\x12\r\n\x05\x61\x63tor\x18\x04 \x01(\x05\x12\x10\n\x08\x66inished\x18\x05 \x01(\x08\x12\x0e\n\x06winner\x18\x06 \x01(\x05\x12\x12\n\nstate_json\x18\x07 \x01(\t\x12\x0c\n\x04mode\x18\x08 \x01(\t\x12\x0f\n\x07game_ms\x18\t \x01(\x03\"\x94\x01\n\x14SubmitCommandRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12,\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x1b.monopoly.v1.CommandPayload\x12\x14\n\x0c\x65xpected_seq\x18\x05 \x01(\x03\"c\n\x15SubmitCommandResponse\x12\x11\n\tfirst_seq\x18\x01 \x01(\x03\x12\x10\n\x08last_seq\x18\x02 \x01(\x03\x12%\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x15.monopoly.v1.Envelope\"\x81\x01\n\x0cPlayResponse\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\x32\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\".monopoly.v1.SubmitCommandResponse\x12)\n\x07refused\x18\x03 \x01(\x0b\x32\x18.monopoly.v1.PlayRefusal\"h\n\x0bPlayRefusal\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x0f\n\x07rule_id\x18\x03 \x01(\t\x12\x16\n\x0eretry_after_ms\x18\x04 \x01(\x03\x12\x11\n\tserved_by\x18\x05 \x01(\t\"K\n\x11WatchTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08\x66rom_seq\x18\x02 \x01(\x03\x12\x12\n\nseat_token\x18\x03 \x01(\t\"\x9a\x01\n\x12WatchTableResponse\x12*\n\x08snapshot\x18\x01 \x01(\x0b\x32\x16.monopoly.v1.TableViewH\x00\x12&\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x15.monopoly.v1.EnvelopeH\x00\x12(\n\x05\x62\x61tch\x18\x03 \x01(\x0b\x32\x17.monopoly.v1.EventBatchH\x00\x42\x06\n\x04item\"\x16\n\x14ListInstancesRequest\"\x7f\n\x0cInstanceView\x12\x13\n\x0binstance_id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x12\n\npartitions\x18\x03 \x01(\x05\x12\x0e\n\x06tables\x18\x04 \x01(\x03\x12\x17\n\x0fheartbeat_age_s\x18\x05 \x01(\x01\x12\x0c\n\x04live\x18\x06 \x01(\x08\"n\n\x15ListInstancesResponse\x12,\n\tinstances\x18\x01 \x03(\x0b\x32\x19.monopoly.v1.InstanceView\x12\x12\n\npartitions\x18\x02 \x01(\x05\x12\x13\n\x0b\x61nswered_by\x18\x03 \x01(\t2\xb9\x04\n\x0cTableService\x12P\n\x0b\x43reateTable\x12\x1f.monopoly.v1.CreateTableRequest\x1a .monopoly.v1.CreateTableResponse\x12J\n\tJoinTable\x12\x1d.monopoly.v1.JoinTableRequest\x1a\x1e.monopoly.v1.JoinTableResponse\x12@\n\x08GetTable\x12\x1c.monopoly.v1.GetTableRequest\x1a\x16.monopoly.v1.TableView\x12V\n\rSubmitCommand\x12!.monopoly.v1.SubmitCommandRequest\x1a\".monopoly.v1.SubmitCommandResponse\x12H\n\x04Play\x12!.monopoly.v1.SubmitCommandRequest\x1a\x19.monopoly.v1.PlayResponse(\x01\x30\x01\x12O\n\nWatchTable\x12\x1e.monopoly.v1.WatchTableRequest\x1a\x1f.monopoly.v1.WatchTableResponse0\x01\x12V\n\rListInstances\x12!.monopoly.v1.ListInstancesRequest\x1a\".monopoly.v1.ListInstancesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17monopoly/v1/table.proto\x12\x0bmonopoly.v1\x1a\x1amonopoly/v1/commands.proto\x1a\x18monopoly/v1/common.proto\"\xaf\x01\n\x12\x43reateTableRequest\x12\x0c\n\x04mode\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x03(\t\x12\x0c\n\x04seed\x18\x03 \x01(\x04\x12\x1c\n\x14\x63ustom_settings_json\x18\x04 \x01(\t\x12\x13\n\x0b\x63lock_scale\x18\x05 \x01(\x03\x12\x10\n\x08\x65xternal\x18\x06 \x03(\t\x12\x13\n\x0bseat_tokens\x18\x07 \x01(\x08\x12\x12\n\nrequest_id\x18\x08 \x01(\t\"\\\n\x13\x43reateTableResponse\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\x11\n\trule_card\x18\x03 \x01(\t\x12\x13\n\x0bseat_tokens\x18\x04 \x03(\t\"I\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x15\n\rservice_token\x18\x03 \x01(\t\"5\n\x11JoinTableResponse\x12\x12\n\nseat_token\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\":\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x15\n\rwithout_state\x18\x02 \x01(\x08\"\x9d\x01\n\tTableView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12\r\n\x05phase\x18\x03 \x01(\t\x12\r\n\x05\x61\x63tor\x18\x04 \x01(\x05\x12\x10\n\x08\x66inished\x18\x05 \x01(\x08\x12\x0e\n\x06winner\x18\x06 \x01(\x05\x12\x12\n\nstate_json\x18\x07 \x01(\t\x12\x0c\n\x04mode\x18\x08 \x01(\t\x12\x0f\n\x07game_ms\x18\t \x01(\x03\"\x94\x01\n\x14SubmitCommandRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x12\n\ncommand_id\x18\x02 \x01(\t\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12,\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x1b.monopoly.v1.CommandPayload\x12\x14\n\x0c\x65xpected_seq\x18\x05 \x01(\x03\"c\n\x15SubmitCommandResponse\x12\x11\n\tfirst_seq\x18\x01 \x01(\x03\x12\x10\n\x08last_seq\x18\x02 \x01(\x03\x12%\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x15.monopoly.v1.Envelope\"\x81\x01\n\x0cPlayResponse\x12\x12\n\ncommand_id\x18\x01 \x01(\t\x12\x32\n\x06\x61nswer\x18\x02 \x01(\x0b\x32\".monopoly.v1.SubmitCommandResponse\x12)\n\x07refused\x18\x03 \x01(\x0b\x32\x18.monopoly.v1.PlayRefusal\"h\n\x0bPlayRefusal\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x0f\n\x07rule_id\x18\x03 \x01(\t\x12\x16\n\x0eretry_after_ms\x18\x04 \x01(\x03\x12\x11\n\tserved_by\x18\x05 \x01(\t\"K\n\x11WatchTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08\x66rom_seq\x18\x02 \x01(\x03\x12\x12\n\nseat_token\x18\x03 \x01(\t\"\x9a\x01\n\x12WatchTableResponse\x12*\n\x08snapshot\x18\x01 \x01(\x0b\x32\x16.monopoly.v1.TableViewH\x00\x12&\n\x05\x65vent\x18\x02 \x01(\x0b\x32\x15.monopoly.v1.EnvelopeH\x00\x12(\n\x05\x62\x61tch\x18\x03 \x01(\x0b\x32\x17.monopoly.v1.EventBatchH\x00\x42\x06\n\x04item\"\x16\n\x14ListInstancesRequest\"\x7f\n\x0cInstanceView\x12\x13\n\x0binstance_id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x12\n\npartitions\x18\x03 \x01(\x05\x12\x0e\n\x06tables\x18\x04 \x01(\x03\x12\x17\n\x0fheartbeat_age_s\x18\x05 \x01(\x01\x12\x0c\n\x04live\x18\x06 \x01(\x08\"n\n\x15ListInstancesResponse\x12,\n\tinstances\x18\x01 \x03(\x0b\x32\x19.monopoly.v1.InstanceView\x12\x12\n\npartitions\x18\x02 \x01(\x05\x12\x13\n\x0b\x61nswered_by\x18\x03 \x01(\t2\xb9\x04\n\x0cTableService\x12P\n\x0b\x43reateTable\x12\x1f.monopoly.v1.CreateTableRequest\x1a .monopoly.v1.CreateTableResponse\x12J\n\tJoinTable\x12\x1d.monopoly.v1.JoinTableRequest\x1a\x1e.monopoly.v1.JoinTableResponse\x12@\n\x08GetTable\x12\x1c.monopoly.v1.GetTableRequest\x1a\x16.monopoly.v1.TableView\x12V\n\rSubmitCommand\x12!.monopoly.v1.SubmitCommandRequest\x1a\".monopoly.v1.SubmitCommandResponse\x12H\n\x04Play\x12!.monopoly.v1.SubmitCommandRequest\x1a\x19.monopoly.v1.PlayResponse(\x01\x30\x01\x12O\n\nWatchTable\x12\x1e.monopoly.v1.WatchTableRequest\x1a\x1f.monopoly.v1.WatchTableResponse0\x01\x12V\n\rListInstances\x12!.monopoly.v1.ListInstancesRequest\x1a\".monopoly.v1.ListInstancesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,35 +34,35 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'monopoly.v1.table_pb2', _gl
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_CREATETABLEREQUEST']._serialized_start=95
-  _globals['_CREATETABLEREQUEST']._serialized_end=250
-  _globals['_CREATETABLERESPONSE']._serialized_start=252
-  _globals['_CREATETABLERESPONSE']._serialized_end=344
-  _globals['_JOINTABLEREQUEST']._serialized_start=346
-  _globals['_JOINTABLEREQUEST']._serialized_end=419
-  _globals['_JOINTABLERESPONSE']._serialized_start=421
-  _globals['_JOINTABLERESPONSE']._serialized_end=474
-  _globals['_GETTABLEREQUEST']._serialized_start=476
-  _globals['_GETTABLEREQUEST']._serialized_end=534
-  _globals['_TABLEVIEW']._serialized_start=537
-  _globals['_TABLEVIEW']._serialized_end=694
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=697
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=845
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=847
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=946
-  _globals['_PLAYRESPONSE']._serialized_start=949
-  _globals['_PLAYRESPONSE']._serialized_end=1078
-  _globals['_PLAYREFUSAL']._serialized_start=1080
-  _globals['_PLAYREFUSAL']._serialized_end=1184
-  _globals['_WATCHTABLEREQUEST']._serialized_start=1186
-  _globals['_WATCHTABLEREQUEST']._serialized_end=1261
-  _globals['_WATCHTABLERESPONSE']._serialized_start=1264
-  _globals['_WATCHTABLERESPONSE']._serialized_end=1418
-  _globals['_LISTINSTANCESREQUEST']._serialized_start=1420
-  _globals['_LISTINSTANCESREQUEST']._serialized_end=1442
-  _globals['_INSTANCEVIEW']._serialized_start=1444
-  _globals['_INSTANCEVIEW']._serialized_end=1571
-  _globals['_LISTINSTANCESRESPONSE']._serialized_start=1573
-  _globals['_LISTINSTANCESRESPONSE']._serialized_end=1683
-  _globals['_TABLESERVICE']._serialized_start=1686
-  _globals['_TABLESERVICE']._serialized_end=2255
+  _globals['_CREATETABLEREQUEST']._serialized_end=270
+  _globals['_CREATETABLERESPONSE']._serialized_start=272
+  _globals['_CREATETABLERESPONSE']._serialized_end=364
+  _globals['_JOINTABLEREQUEST']._serialized_start=366
+  _globals['_JOINTABLEREQUEST']._serialized_end=439
+  _globals['_JOINTABLERESPONSE']._serialized_start=441
+  _globals['_JOINTABLERESPONSE']._serialized_end=494
+  _globals['_GETTABLEREQUEST']._serialized_start=496
+  _globals['_GETTABLEREQUEST']._serialized_end=554
+  _globals['_TABLEVIEW']._serialized_start=557
+  _globals['_TABLEVIEW']._serialized_end=714
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=717
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=865
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=867
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=966
+  _globals['_PLAYRESPONSE']._serialized_start=969
+  _globals['_PLAYRESPONSE']._serialized_end=1098
+  _globals['_PLAYREFUSAL']._serialized_start=1100
+  _globals['_PLAYREFUSAL']._serialized_end=1204
+  _globals['_WATCHTABLEREQUEST']._serialized_start=1206
+  _globals['_WATCHTABLEREQUEST']._serialized_end=1281
+  _globals['_WATCHTABLERESPONSE']._serialized_start=1284
+  _globals['_WATCHTABLERESPONSE']._serialized_end=1438
+  _globals['_LISTINSTANCESREQUEST']._serialized_start=1440
+  _globals['_LISTINSTANCESREQUEST']._serialized_end=1462
+  _globals['_INSTANCEVIEW']._serialized_start=1464
+  _globals['_INSTANCEVIEW']._serialized_end=1591
+  _globals['_LISTINSTANCESRESPONSE']._serialized_start=1593
+  _globals['_LISTINSTANCESRESPONSE']._serialized_end=1703
+  _globals['_TABLESERVICE']._serialized_start=1706
+  _globals['_TABLESERVICE']._serialized_end=2275
 # @@protoc_insertion_point(module_scope)

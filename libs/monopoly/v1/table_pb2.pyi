@@ -9,7 +9,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreateTableRequest(_message.Message):
-    __slots__ = ("mode", "players", "seed", "custom_settings_json", "clock_scale", "external", "seat_tokens")
+    __slots__ = ("mode", "players", "seed", "custom_settings_json", "clock_scale", "external", "seat_tokens", "request_id")
     MODE_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
@@ -17,6 +17,7 @@ class CreateTableRequest(_message.Message):
     CLOCK_SCALE_FIELD_NUMBER: _ClassVar[int]
     EXTERNAL_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     mode: str
     players: _containers.RepeatedScalarFieldContainer[str]
     seed: int
@@ -24,7 +25,8 @@ class CreateTableRequest(_message.Message):
     clock_scale: int
     external: _containers.RepeatedScalarFieldContainer[str]
     seat_tokens: bool
-    def __init__(self, mode: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., custom_settings_json: _Optional[str] = ..., clock_scale: _Optional[int] = ..., external: _Optional[_Iterable[str]] = ..., seat_tokens: _Optional[bool] = ...) -> None: ...
+    request_id: str
+    def __init__(self, mode: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., seed: _Optional[int] = ..., custom_settings_json: _Optional[str] = ..., clock_scale: _Optional[int] = ..., external: _Optional[_Iterable[str]] = ..., seat_tokens: _Optional[bool] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class CreateTableResponse(_message.Message):
     __slots__ = ("table_id", "seq", "rule_card", "seat_tokens")
