@@ -232,17 +232,9 @@ class BotTable:
             request_id=secrets.token_hex(12),
         )
         metadata = (("authorization", f"Bearer {self.service_token}"),)  # the seats' tokens are a service's to ask
-        attempts = 1
-        while True:
-            try:
-                reply = await self.stub.CreateTable(request, timeout=self.deadline_s, metadata=metadata)
-                break
-            except grpc.aio.AioRpcError as exc:
-                if exc.code() not in RETRIED or attempts >= JOIN_ATTEMPTS:
-                    raise
-                self.unavailable += 1
-                await asyncio.sleep(retry_after(exc) * 2 ** (attempts - 1))
-                attempts += 1
+        reply = await self._asked_again(
+            lambda: self.stub.CreateTable(request, timeout=self.deadline_s, metadata=metadata)
+        )
         self.table_id = reply.table_id
         for seat, token in enumerate(reply.seat_tokens):
             self.tokens[seat] = token
@@ -255,11 +247,17 @@ class BotTable:
         through (RETRIED: thousands of tables forming at once saw calls end CANCELLED before the
         service handled them) is made again, up to JOIN_ATTEMPTS times, each wait twice the last."""
         request = table_pb2.JoinTableRequest(table_id=self.table_id, seat=seat, service_token=self.service_token)
+        joined = await self._asked_again(lambda: self.stub.JoinTable(request, timeout=self.deadline_s))
+        return str(joined.seat_token)
+
+    async def _asked_again(self, call: Callable[[], Awaitable[Any]]) -> Any:
+        """`call`'s answer; a call that did not get through (RETRIED) made again, up to JOIN_ATTEMPTS
+        times in all. Only for calls that give the same answer every time (JoinTable, CreateTable with
+        its request id)."""
         attempts = 1
         while True:
             try:
-                joined = await self.stub.JoinTable(request, timeout=self.deadline_s)
-                return str(joined.seat_token)
+                return await call()
             except grpc.aio.AioRpcError as exc:
                 if exc.code() not in RETRIED or attempts >= JOIN_ATTEMPTS:
                     raise

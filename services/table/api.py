@@ -74,7 +74,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         settings = validate.json_object(request.custom_settings_json, "custom_settings_json")
         if request.seat_tokens:
             auth.current_claims().require_service()  # the seats' tokens, as JoinTable gives them
-        made = await self.tables.open(
+        made = await self.tables.create(
             request.mode or "classic",
             list(request.players),
             request.seed,

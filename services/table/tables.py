@@ -540,7 +540,7 @@ def rebuild(row: store.TableRow, rows: list[asyncpg.Record]) -> TableState:
 
 
 class Created(NamedTuple):
-    """A table `Tables.open` made (or had made for the same request id)."""
+    """A table `Tables.create` made (or had made for the same request id)."""
 
     table_id: str
     seq: int
@@ -551,10 +551,11 @@ class Created(NamedTuple):
 
 def _config(mode: str, external: tuple[str, ...], **settings: Any) -> TableConfig:
     """A new table's config: `mode`'s preset with `settings`, its sub-protocols run by `external`."""
+    external = tuple(p for p in SUB_PROTOCOLS if p in external)
     if not settings:
-        return _standard_config(mode, tuple(p for p in SUB_PROTOCOLS if p in external))
+        return _standard_config(mode, external)
     config = preset(mode, **settings)
-    return config.with_changes(external=tuple(p for p in SUB_PROTOCOLS if p in external)) if external else config
+    return config.with_changes(external=external) if external else config
 
 
 @functools.lru_cache(maxsize=64)
@@ -674,19 +675,6 @@ class Tables:
         await self.recover(partitions)
 
     async def create(
-        self,
-        mode: str,
-        players: list[str],
-        seed: int,
-        settings: dict[str, Any],
-        scale: int,
-        external: tuple[str, ...] = (),
-    ) -> tuple[str, int, str]:
-        """A new table: its id, seq and rule card (`open` without a request id)."""
-        made = await self.open(mode, players, seed, settings, scale, external)
-        return made.table_id, made.seq, made.rule_card
-
-    async def open(
         self,
         mode: str,
         players: list[str],

@@ -75,7 +75,7 @@ def flaky(t: Tables) -> FlakyPool:
 
 
 async def new_table(t: Tables, seed: int) -> TableActor:
-    table_id, _, _ = await t.create("classic", ["ann", "bob", "cy"], seed, {}, 1)
+    table_id = (await t.create("classic", ["ann", "bob", "cy"], seed, {}, 1)).table_id
     return t.actors[table_id]
 
 
@@ -344,7 +344,7 @@ async def test_e2_the_clock_stands_still_while_the_table_cannot_be_saved(tables:
     (75 s, E1) runs out in 0.75 s; Postgres is away 3 s (four timers' worth, beyond the three missed
     turns that bankrupt, E2): once it is back, the turn goes on with the time it had left, and a table
     read again (another instance, a restart) runs the same clock."""
-    table_id, _, _ = await tables.create("classic", ["ann", "bob", "cy"], 11, {}, 100)
+    table_id = (await tables.create("classic", ["ann", "bob", "cy"], 11, {}, 100)).table_id
     actor = tables.actors[table_id]
     bot = HeuristicBot(11)
     await play(actor, bot, 3)

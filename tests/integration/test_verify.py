@@ -35,7 +35,7 @@ async def tables(server_urls: tuple[str, str]) -> AsyncIterator[Tables]:
 
 
 async def played(t: Tables, seed: int, moves: int = 60) -> str:
-    table_id, _, _ = await t.create("classic", ["ann", "bob"], seed, {}, 1)
+    table_id = (await t.create("classic", ["ann", "bob"], seed, {}, 1)).table_id
     actor, bot = t.actors[table_id], HeuristicBot(seed)
     for i in range(moves):
         state = actor.state
