@@ -14,7 +14,9 @@ What is measured, everything on this one machine (servers, services, load):
          processes, then WINDOW s of play: latency percentiles (HDR histogram,
          corrected for coordinated omission), the tables that never started,
          stalled or failed (any of them fails the run), the table service's
-         CPU per command and resident memory per table.
+         CPU per command and resident memory per table; on HUMAN_INSTANCES
+         table service processes (default 1), which share the tables by
+         partition leases.
 With --instances 1,2,3 (INSTANCES=1,2,3), instead of the full and human rows, per count a
 platform with that many processes of every service (`Platform(replicas=N, table_replicas=N)`):
   n=N    TABLES tables kept at full speed, WARMUP s, then FULL_WINDOW s measured, RUNS
@@ -203,10 +205,17 @@ async def human_pace(
     platform: Platform, tables: int, think: float, window: float, processes: int, ramp: float
 ) -> tuple[Report, dict[str, float]]:
     """`monopoly load` (client.load) at a person's pace against the running platform: its report (with
-    the tables that never started or stalled) and the table service's CPU and memory over the run."""
-    assert platform.table.proc is not None
-    service = psutil.Process(platform.table.proc.pid)
-    rss_before = service.memory_info().rss
+    the tables that never started or stalled) and the table service's CPU and memory over the run (all
+    its instances together)."""
+    instances = [psutil.Process(p.proc.pid) for p in platform.replica_processes["table"] if p.proc is not None]
+
+    def cpu_s() -> float:
+        return sum(sum(i.cpu_times()[:2]) for i in instances)
+
+    def rss_b() -> int:
+        return sum(i.memory_info().rss for i in instances)
+
+    rss_before = rss_b()
     spec = LoadSpec(
         targets=Targets(table=platform.table_target, **{n: platform.target(n) for n in platform.external}),
         tables=tables,
@@ -218,12 +227,12 @@ async def human_pace(
         seed=10_000,
         leave=False,  # the row's platform is stopped after it: surrendering would only add to what is measured
     )
-    cpu0 = sum(service.cpu_times()[:2])
+    cpu0 = cpu_s()
     started = time.perf_counter()
     report = await asyncio.to_thread(run_load, spec, Console(stderr=True))
     elapsed = time.perf_counter() - started
-    cpu = sum(service.cpu_times()[:2]) - cpu0
-    rss = service.memory_info().rss
+    cpu = cpu_s() - cpu0
+    rss = rss_b()
     return report, {
         "cpu_share": cpu / elapsed,
         "cpu_ms_per_command": 1000 * cpu / report.commands if report.commands else 0.0,
@@ -662,11 +671,27 @@ async def bench_instances(args: argparse.Namespace, counts: list[int], echo_stre
 
 
 @contextlib.asynccontextmanager
-async def fresh_platform(names: tuple[str, ...]) -> AsyncIterator[tuple[Platform, nats.js.JetStreamContext]]:
-    """A platform of its own (servers, data and all) for one row: nothing of an earlier row left on it."""
+async def fresh_platform(
+    names: tuple[str, ...], table_instances: int = 1
+) -> AsyncIterator[tuple[Platform, nats.js.JetStreamContext]]:
+    """A platform of its own (servers, data and all) for one row: nothing of an earlier row left on it;
+    `table_instances` processes of the table service, each holding its share of the partitions before
+    the row starts."""
     with tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp, servers(Path(tmp)) as (nats_url, db_url, bus):
-        platform = Platform(nats_url, db_url, Path(tmp) / "svc", clock_scale=1, services=names, bus=bus)
+        platform = Platform(
+            nats_url,
+            db_url,
+            Path(tmp) / "svc",
+            clock_scale=1,
+            services=names,
+            bus=bus,
+            table_replicas=table_instances,
+        )
         await platform.start()
+        if table_instances > 1:
+            await wait_balanced(
+                db_url, [p.env.get("TABLE_INSTANCE_ID", "") for p in platform.replica_processes["table"]]
+            )
         nc, js = await natsauth.connect(bus.url_for(natsauth.ADMIN) if bus else nats_url)
         try:
             yield platform, js
@@ -693,6 +718,12 @@ async def main() -> int:
     parser.add_argument("--think", type=float, default=3.0)
     parser.add_argument("--window", type=float, default=float(os.environ.get("WINDOW", 30)))
     parser.add_argument("--ramp", type=float, default=float(os.environ.get("RAMP", 100)), help="human: tables/s")
+    parser.add_argument(
+        "--human-instances",
+        type=int,
+        default=int(os.environ.get("HUMAN_INSTANCES", 1)),
+        help="human: processes of the table service (they share the tables by partition leases)",
+    )
     parser.add_argument(
         "--load-processes", type=int, default=int(os.environ.get("LOAD_PROCESSES", 2)), help="human: generators"
     )
@@ -764,16 +795,20 @@ async def main() -> int:
                 flush=True,
             )
     for count in args.human_tables:  # each count on a platform of its own: no table of the last one left
-        async with fresh_platform(names) as (platform, _):
+        if args.human_instances < 1:
+            parser.error("--human-instances: at least 1")
+        async with fresh_platform(names, args.human_instances) as (platform, _):
             report, h = await human_pace(platform, count, args.think, args.window, args.load_processes, args.ramp)
         lat = report.latency_ms
+        where = f" on {args.human_instances} table instances" if args.human_instances > 1 else ""
         print(
-            f"human  {count} tables, {args.think:g} s per decision, opened at {args.ramp:g}/s "
+            f"human  {count} tables{where}, {args.think:g} s per decision, opened at {args.ramp:g}/s "
             f"by {args.load_processes} generator processes, then {args.window:g} s: "
             f"{report.commands_per_s:,.0f} commands/s, p50 {lat.get('p50', 0):.1f} ms, "
             f"p99 {lat.get('p99', 0):.1f} ms (HDR, corrected for coordinated omission); "
             f"never started {report.never_started}, stalled {report.stalled}, failed {report.failed}; "
-            f"table service CPU {h['cpu_share']:.0%} of a core ({h['cpu_ms_per_command']:.2f} ms per command), "
+            f"table service CPU (all instances) {h['cpu_share']:.0%} of a core "
+            f"({h['cpu_ms_per_command']:.2f} ms per command), "
             f"{h['rss_mb']:.0f} MB resident ({h['kb_per_table']:.0f} KB per table)",
             flush=True,
         )

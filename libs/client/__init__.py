@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import secrets
@@ -212,6 +213,9 @@ class BotTable:
     #: How long a command may wait for its answer before it is given up (and the table re-read).
     deadline_s: float = 30.0
     _play: grpc.aio.StreamStreamCall | None = field(default=None, repr=False)  # the open Play call
+    #: Set once the replica holds the table's state (its watch stream's first view came): the table is
+    #: open, its calls taken by the service (`monopoly load` frees its opening slot then).
+    opened: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
     #: A service token (`auth.service_token`): JoinTable and WatchTable take it.
     service_token: str = field(default_factory=bot_service_token)
 
@@ -295,6 +299,7 @@ class BotTable:
                         self._heard = asyncio.get_running_loop().time()
                         if item.HasField("snapshot"):
                             self.state = codec.state_from_data(json.loads(item.snapshot.state_json))
+                            self.opened.set()
                         elif item.HasField("batch"):
                             self._apply(item.batch.events)
                         else:
@@ -439,21 +444,28 @@ class BotTable:
         seat = state.actor
         if state.phase is Phase.AUCTION and "auction" in state.config.external:
             assert state.auction is not None
-            self._spawn(self._bid_at_service(state.auction.auction_id, state.seq), "a bid", seat, state.seq)
-        elif (move := self._any_time_move(state)) is not None:
-            self._spawn(self._act_any_time(move, state.seq), type(move).__name__, move.seat, state.seq)
+            move = functools.partial(self._bid_at_service, state.auction.auction_id, state.seq)
+            self._spawn(move, "a bid", seat, state.seq)
+        elif (command := self._any_time_move(state)) is not None:
+            self._spawn(
+                functools.partial(self._act_any_time, command, state.seq),
+                type(command).__name__,
+                command.seat,
+                state.seq,
+            )
         elif seat in self._bots:
-            self._spawn(self._act(self._bots[seat], seat, state.seq), "a move", seat, state.seq)
+            self._spawn(functools.partial(self._act, self._bots[seat], seat, state.seq), "a move", seat, state.seq)
 
-    def _spawn(self, move: Coroutine[Any, Any, None], what: str, seat: int, seq: int) -> None:
-        """Run a bot's move as the one acting task, its errors handled there (`_guarded`)."""
+    def _spawn(self, move: Callable[[], Coroutine[Any, Any, None]], what: str, seat: int, seq: int) -> None:
+        """Run a bot's move as the one acting task, its errors handled there (`_guarded`). The move's
+        coroutine is made inside the task: a task cancelled before it ran leaves none never awaited."""
         self._acting = asyncio.create_task(self._guarded(move, what, seat, seq))
 
-    async def _guarded(self, move: Coroutine[Any, Any, None], what: str, seat: int, seq: int) -> None:
+    async def _guarded(self, move: Callable[[], Coroutine[Any, Any, None]], what: str, seat: int, seq: int) -> None:
         """Await a move; an error the rules do not explain is logged with its context, counted, and
         followed by a pause before the bots decide again (no task is left with an unseen exception)."""
         try:
-            await move
+            await move()
         except asyncio.CancelledError:
             raise
         except Exception:

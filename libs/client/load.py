@@ -48,8 +48,6 @@ HIST_RANGE_US = (1, 300_000_000, 3)
 SNAPSHOT_S = 1.0
 #: Tables left (their seats surrendered) at once when a run stops at its duration.
 LEAVE_AT_ONCE = 32
-#: How often a table opening looks whether its first command committed (to free its opening slot).
-OPENING_POLL_S = 0.1
 STATUSES = ("waiting", "forming", "playing", "finished", "failed")
 
 Via = Literal["matchmaking", "create"]
@@ -90,9 +88,9 @@ class LoadSpec:
     #: Seconds each command may wait for its answer before the bot gives up on it and re-reads.
     deadline_s: float = 30.0
     seed: int = 1
-    #: Tables each process has opening at once (created or queued, no command of theirs committed
-    #: yet); the ramp waits for one to start rather than pile calls up in a busy service, whose gRPC
-    #: core cancels a call it has not taken within 30 s (bench/grpc_accept.py).
+    #: Tables each process has opening at once (created or queued, their first view not yet on their
+    #: watch streams); the ramp waits for one to open rather than pile calls up in a busy service, whose
+    #: gRPC core cancels a call it has not taken within 30 s (bench/grpc_accept.py).
     opening: int = 64
     #: A run stopped at its duration: the bots surrender the seats of the tables still playing, so the
     #: platform is not left running them by time-outs (False: they play on without their bots).
@@ -215,7 +213,7 @@ class Generator:
             wait = first + k * interval - loop.time()
             if wait > 0:
                 await asyncio.sleep(wait)
-            await self.opening.acquire()  # released by the table once it plays (or ends)
+            await self.opening.acquire()  # released by the table once it is open (or has ended)
             self.status[number] = "forming"
             self.tasks.append(asyncio.create_task(self._table(number)))
 
@@ -224,16 +222,24 @@ class Generator:
         try:
             games = await self._form(number)
             self.games[number] = games
-            play = asyncio.gather(*(g.play() for g in games))
+            play: asyncio.Future[Any] = asyncio.gather(*(g.play() for g in games))
+            opened: asyncio.Future[Any] = asyncio.gather(*(g.opened.wait() for g in games))
             try:
-                while not play.done() and not any(g.commands for g in games):
-                    await asyncio.wait({play}, timeout=OPENING_POLL_S)
+                # The slot is held until every driver has its first view: the service took the table's
+                # calls. Not until a first commit, which a bot's think time puts seconds later.
+                await asyncio.wait([play, opened], return_when=asyncio.FIRST_COMPLETED)
                 self.opening.release()
                 opening = False
                 await play
             except asyncio.CancelledError:
                 play.cancel()
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await play  # its drivers' cleanup done, its outcome retrieved (none left unseen)
                 raise
+            finally:
+                opened.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await opened
             self._drain()
             if not any(g.commands for g in games):
                 # The game ended, but not by our bots: it did not play (its turns timed out meanwhile).

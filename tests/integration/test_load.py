@@ -167,25 +167,30 @@ def test_a_think_time_longer_than_the_platforms_turns_is_refused_up_front(tmp_pa
 
 
 async def test_a_process_opens_no_more_tables_at_once_than_its_opening_slots(platform: Platform) -> None:
-    """A table holds its opening slot until its first command commits: with one slot, a table is
-    created only once the one before it plays (calls never pile up in a busy service)."""
+    """A table holds its opening slot until it is open (its driver has the table's first view: the
+    service took its calls): with one slot, a table is created only once the one before it is open
+    (calls never pile up in a busy service), and not held back until a first commit, which a bot's
+    think time puts seconds later."""
     spec = LoadSpec(
         targets=Targets(table=platform.table_target),
         tables=3,
-        think_s=0,
+        think_s=4,
         ramp=50,
-        duration_s=8,
+        duration_s=12,
         via="create",
         opening=1,
     )
     generator = Generator(spec, 0)
     forming = 0
-    seen: list[tuple[int, list[bool]]] = []  # at each table's opening: tables forming, and whether each earlier plays
+    # At each table's opening: the tables forming, and for each earlier one whether it is open and
+    # how many commands it committed.
+    seen: list[tuple[int, list[tuple[bool, int]]]] = []
     form = generator._form
 
     async def counted(number: int) -> list[BotTable]:
         nonlocal forming
-        seen.append((forming, [any(g.commands for g in games) for games in generator.games.values()]))
+        earlier = [(all(g.opened.is_set() for g in gs), sum(g.commands for g in gs)) for gs in generator.games.values()]
+        seen.append((forming, earlier))
         forming += 1
         try:
             return await form(number)
@@ -196,4 +201,6 @@ async def test_a_process_opens_no_more_tables_at_once_than_its_opening_slots(pla
     snapshot = await generator.run(None)
     assert snapshot.failures == [] and snapshot.never_started == 0, snapshot
     assert [n for n, _ in seen] == [0, 0, 0]
-    assert [played for _, played in seen] == [[], [True], [True, True]]
+    assert [[is_open for is_open, _ in earlier] for _, earlier in seen] == [[], [True], [True, True]]
+    # The third table opened while the first one's bot still thought over its first move (4 s).
+    assert seen[2][1][0][1] == 0, seen
