@@ -199,6 +199,8 @@ class BotTable:
     table_clock_scale: int = 0
     #: Called with (table, event) for every event the replica applies.
     on_event: Callable[[BotTable, Event], None] | None = None
+    #: Called with the table each time one of its commands committed (its latency just recorded).
+    on_commit: Callable[[BotTable], None] | None = None
     #: The services that run this table's sub-protocols (the table is created delegating them).
     services: SubProtocolStubs = field(default_factory=SubProtocolStubs)
     #: Events the replica applied, by type name.
@@ -578,6 +580,8 @@ class BotTable:
             reply = await self._send(request)
             self.latencies.append(loop.time() - started)
             self.commands += 1
+            if self.on_commit is not None:
+                self.on_commit(self)
             self._apply(reply.events)
         except grpc.aio.AioRpcError as exc:
             self.status_codes[exc.code().name] += 1

@@ -142,10 +142,10 @@ class Generator:
         #: Each table number's drivers: one, or one per table matchmaking spread the group over (R4).
         self.games: dict[int, list[BotTable]] = {}
         self.last_commit: dict[int, float] = {}
-        self.seen_commands: dict[int, int] = {}
         self.failures: list[str] = []
         self.histogram = new_histogram()
         self._drained: dict[int, int] = {}  # by id() of a driver: latencies already in the histogram
+        self._committed: set[int] = set()  # tables with a command committed since the last `_drain`
         self.tasks: list[asyncio.Task[None]] = []
         self.opening = asyncio.Semaphore(spec.opening)
 
@@ -268,6 +268,7 @@ class Generator:
             think_s=spec.think_s,
             services=self.services,
             deadline_s=spec.deadline_s,
+            on_commit=lambda _: self._committed.add(number),
         )
 
     async def _form(self, number: int) -> list[BotTable]:
@@ -300,7 +301,12 @@ class Generator:
         """Move new latencies into the histogram; note which tables committed since last time."""
         now = time.monotonic()
         corrected = int(self.spec.think_s * 1_000_000)
-        for number, games in self.games.items():
+        committed, self._committed = self._committed, set()  # only those: thousands of tables wait between moves
+        for number in committed:
+            games = self.games.get(number)
+            if games is None:  # not kept yet (a driver commits only once it plays): next time
+                self._committed.add(number)
+                continue
             for game in games:
                 new = game.latencies[self._drained.get(id(game), 0) :]
                 self._drained[id(game)] = len(game.latencies)
@@ -310,12 +316,9 @@ class Generator:
                         self.histogram.record_corrected_value(us, corrected)
                     else:
                         self.histogram.record_value(us)
-            commands = sum(g.commands for g in games)
-            if commands != self.seen_commands.get(number, 0):
-                self.seen_commands[number] = commands
-                self.last_commit[number] = now
-                if self.status[number] == "forming":
-                    self.status[number] = "playing"
+            self.last_commit[number] = now
+            if self.status[number] == "forming":
+                self.status[number] = "playing"
 
     def snapshot(self, final: bool = False) -> Snapshot:
         now = time.monotonic()
