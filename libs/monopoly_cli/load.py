@@ -34,7 +34,7 @@ def add(sub: Subcommands) -> None:
         "--opening",
         type=int,
         default=64,
-        help="tables each process has opening at once, none of their commands committed yet (default 64)",
+        help="tables each process has opening at once, created or queued and not yet watched (default 64)",
     )
     load.add_argument("--duration", type=float, default=None, help="stop after this many seconds (default: the end)")
     load.add_argument(
