@@ -218,6 +218,12 @@ class BotTable:
     #: Set once the replica holds the table's state (its watch stream's first view came): the table is
     #: open, its calls taken by the service (`monopoly load` frees its opening slot then).
     opened: asyncio.Event = field(default_factory=asyncio.Event, repr=False)
+    #: This driver's command ids start with it, and its watch stream leaves their batches out
+    #: (`WatchTableRequest.leave_out_commands`): the answers bring those events, once.
+    command_prefix: str = field(default_factory=lambda: secrets.token_hex(6) + "-")
+    #: Events come on two streams (the answers, the watch) in no order between them: those past the
+    #: replica's next seq wait here for the ones before them.
+    _ahead: dict[int, common_pb2.Envelope] = field(default_factory=dict, repr=False)
     #: A service token (`auth.service_token`): JoinTable and WatchTable take it.
     service_token: str = field(default_factory=bot_service_token)
 
@@ -293,6 +299,7 @@ class BotTable:
                         table_id=self.table_id,
                         seat_token=self.service_token,
                         from_seq=self.state.seq if self.state is not None else 0,
+                        leave_out_commands=self.command_prefix,  # their answers bring them
                     )
                 )
                 items = aiter(stream)
@@ -300,7 +307,7 @@ class BotTable:
                     async for item in items:
                         self._heard = asyncio.get_running_loop().time()
                         if item.HasField("snapshot"):
-                            self.state = codec.state_from_data(json.loads(item.snapshot.state_json))
+                            self._adopt(codec.state_from_data(json.loads(item.snapshot.state_json)))
                             self.opened.set()
                         elif item.HasField("batch"):
                             self._apply(item.batch.events)
@@ -392,11 +399,20 @@ class BotTable:
 
     async def _watch_for_silence(self, current: Callable[[], Any]) -> None:
         """Reopen a watch stream that fell silent while the table moved on (its server lost track of it,
-        or a connection died unnoticed): every WATCH_SILENCE_S without an item, the table's seq is read
-        (GetTable); ahead of the replica's, the stream is cancelled and `play` opens it again."""
+        or a connection died unnoticed): every WATCH_SILENCE_S without an item (or an answer), the
+        table's seq is read (GetTable); ahead of the replica's, the stream is cancelled and `play`
+        opens it again. Events that waited a whole period for one before them make it re-read the
+        table (`_resync`)."""
         loop = asyncio.get_running_loop()
+        gap: int | None = None  # the first seq waiting ahead of the replica at the last look
         while True:
             await asyncio.sleep(WATCH_SILENCE_S)
+            if self.state is not None and self._ahead and min(self._ahead) == gap:
+                # The same events waited a whole period for one before them (an answer lost with its
+                # stream, its batch left out of the watch): read the table.
+                await self._resync()
+                self._maybe_act()
+            gap = min(self._ahead) if self._ahead else None
             if self.state is None or loop.time() - self._heard < WATCH_SILENCE_S:
                 continue
             try:
@@ -420,18 +436,32 @@ class BotTable:
                 stream.cancel()
 
     def _apply(self, envelopes: Sequence[common_pb2.Envelope]) -> None:
-        """Bring the replica up to date; events it already has (by seq) are skipped."""
+        """Bring the replica up to date, in seq order: events it already has are skipped, and one
+        that came before those ahead of it (the watch stream is ahead of an answer still on its
+        way) waits for them. A gap that never fills (an answer lost with its stream) is closed by
+        the re-read that the lost answer causes (`_resync`)."""
         state = self.state
         assert state is not None
+        ahead = self._ahead
         for env in envelopes:
+            if env.seq > state.seq:
+                ahead[env.seq] = env
+        while state.seq + 1 in ahead:
+            env = ahead.pop(state.seq + 1)
             if env.occurred_at.clock_scale:
                 self.table_clock_scale = env.occurred_at.clock_scale
-            if env.seq == state.seq + 1:
-                event = event_from_proto(env.payload)
-                evolve(state, event)
-                self.event_counts[type(event).__name__] += 1
-                if self.on_event is not None:
-                    self.on_event(self, event)
+            event = event_from_proto(env.payload)
+            evolve(state, event)
+            self.event_counts[type(event).__name__] += 1
+            if self.on_event is not None:
+                self.on_event(self, event)
+
+    def _adopt(self, state: TableState) -> None:
+        """Take the table's state as read (a first view, a re-read): what waited for it is applied,
+        what it already holds dropped."""
+        self.state = state
+        self._ahead = {seq: env for seq, env in self._ahead.items() if seq > state.seq}
+        self._apply(())
 
     def _maybe_act(self) -> None:
         state = self.state
@@ -569,7 +599,7 @@ class BotTable:
     async def _submit(self, command: Command, seat: int, seq: int) -> None:
         request = table_pb2.SubmitCommandRequest(
             table_id=self.table_id,
-            command_id=uuid.uuid4().hex,
+            command_id=self.command_prefix + uuid.uuid4().hex,
             seat_token=self.tokens[seat],
             command=command_to_proto(command),
             expected_seq=seq,
@@ -582,6 +612,7 @@ class BotTable:
             self.commands += 1
             if self.on_commit is not None:
                 self.on_commit(self)
+            self._heard = loop.time()  # the table is heard from: its watch stream may be quiet meanwhile
             self._apply(reply.events)
         except grpc.aio.AioRpcError as exc:
             self.status_codes[exc.code().name] += 1
@@ -612,7 +643,7 @@ class BotTable:
         except grpc.aio.AioRpcError:
             return
         if self.state is None or view.seq != self.state.seq:
-            self.state = codec.state_from_data(json.loads(view.state_json))
+            self._adopt(codec.state_from_data(json.loads(view.state_json)))
 
     # -- sub-protocols run by services ---------------------------------------------
 

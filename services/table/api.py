@@ -156,8 +156,10 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         auth.current_claims().require_table(table_id)  # a player or spectator of this table, or the platform
         if request.from_seq < 0:
             raise BadRequest("from_seq must be 0 or more")
+        if len(request.leave_out_commands) > 64:
+            raise BadRequest("leave_out_commands is at most 64 characters")
         actor = await self.tables.get(table_id)
-        live = actor.subscribe()  # before reading the past: nothing falls in between
+        live = actor.subscribe(request.leave_out_commands)  # before reading the past: nothing falls in between
         try:
             last = request.from_seq
             if last == 0:

@@ -175,7 +175,8 @@ class TableActor:
     scale: int
     snapshot_seq: int
     queue: asyncio.Queue[Request | None] = field(default_factory=asyncio.Queue)
-    watchers: set[asyncio.Queue[list[common_pb2.Envelope] | None]] = field(default_factory=set)
+    #: Each watch stream's queue, and the command id prefix whose batches it leaves out ("": none).
+    watchers: dict[asyncio.Queue[list[common_pb2.Envelope] | None], str] = field(default_factory=dict)
     #: The latest answers by command id, with the digest of the command each was (`command_digest`).
     recent: OrderedDict[str, tuple[bytes, str]] = field(default_factory=OrderedDict)
     timer: asyncio.TimerHandle | None = None
@@ -241,15 +242,17 @@ class TableActor:
         self.queue.put_nowait(Request(command, command_id, seat, done))
         return await done
 
-    def subscribe(self) -> asyncio.Queue[list[common_pb2.Envelope] | None]:
+    def subscribe(self, leave_out: str = "") -> asyncio.Queue[list[common_pb2.Envelope] | None]:
+        """A queue of every batch committed from now on, but those of commands whose id starts with
+        `leave_out` (the watcher has them from its own answers)."""
         q: asyncio.Queue[list[common_pb2.Envelope] | None] = asyncio.Queue()
         self.used = time.monotonic()
-        self.watchers.add(q)
+        self.watchers[q] = leave_out
         return q
 
     def unsubscribe(self, q: asyncio.Queue[list[common_pb2.Envelope] | None]) -> None:
         self.used = time.monotonic()
-        self.watchers.discard(q)
+        self.watchers.pop(q, None)
 
     async def _run(self) -> None:
         logs.bind(table_id=self.table_id)  # this task's lines name the table (servicekit.logs)
@@ -449,8 +452,9 @@ class TableActor:
             self.recent[command_id] = (answer, digest)
             if len(self.recent) > RECENT_ANSWERS:
                 self.recent.popitem(last=False)
-        for q in self.watchers:
-            q.put_nowait(envelopes)
+        for q, leave_out in self.watchers.items():
+            if not leave_out or not command_id.startswith(leave_out):
+                q.put_nowait(envelopes)
         self.tables.relay_wake()
         if state.finished:
             for q in self.watchers:

@@ -9,10 +9,11 @@ import asyncpg
 import grpc
 import pytest
 
+from bots import make_bot
 from client import BotTable, bot_service_token
 from engine import codec, evolve
 from monopoly.v1 import table_pb2, table_pb2_grpc
-from servicekit.wire import event_from_proto
+from servicekit.wire import command_to_proto, event_from_proto
 
 from .helpers import TIMEOUT, assert_matches_rows, envelopes_of, event_rows, get, watch
 
@@ -115,3 +116,65 @@ async def test_watching_from_a_negative_seq_is_invalid(stub: table_pb2_grpc.Tabl
 async def _drain(stub: table_pb2_grpc.TableServiceStub, request: table_pb2.WatchTableRequest) -> None:
     async for _ in stub.WatchTable(request):
         pass
+
+
+async def test_a_watcher_leaving_out_its_own_commands_gets_every_other_batch_and_nothing_twice(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool
+) -> None:
+    """`leave_out_commands`: the live batches of commands whose id starts with the prefix are not sent
+    (their client has them from its answers); every other batch is. The bot driver names its commands
+    so and watches with its prefix, and its replica still ends exactly where the table does."""
+    game = BotTable(stub, seed=44)
+    await game.create()
+    subscribed = asyncio.Event()
+    everything = asyncio.create_task(watch(stub, game.table_id, first=subscribed))
+    await asyncio.wait_for(subscribed.wait(), 30)
+    own = stub.WatchTable(
+        table_pb2.WatchTableRequest(
+            table_id=game.table_id, seat_token=bot_service_token(), leave_out_commands=game.command_prefix
+        )
+    )
+    left: list[table_pb2.WatchTableResponse] = []
+
+    async def follow() -> None:
+        async for item in own:
+            left.append(item)
+            subscribed.set()
+
+    subscribed.clear()
+    following = asyncio.create_task(follow())
+    await asyncio.wait_for(subscribed.wait(), 30)
+    # The first move made by another client (its command id without the prefix), the bots' after it.
+    opening = codec.state_from_data(json.loads(left[0].snapshot.state_json))
+    first_move = make_bot("heuristic", 1).choose(opening, opening.actor)
+    await game.stub.SubmitCommand(
+        table_pb2.SubmitCommandRequest(
+            table_id=game.table_id,
+            command_id="another-client-1",
+            seat_token=game.tokens[opening.actor],
+            command=command_to_proto(first_move),
+        ),
+        timeout=30,
+    )
+    state = await asyncio.wait_for(game.play(), TIMEOUT)
+    all_items = await asyncio.wait_for(everything, TIMEOUT)
+    await asyncio.wait_for(following, TIMEOUT)
+
+    async with pool.acquire() as conn:
+        rows = await conn.fetch("SELECT command_id, response FROM table_commands WHERE table_id = $1", game.table_id)
+    answered_own: set[int] = set()
+    for row in rows:
+        if row["command_id"].startswith(game.command_prefix):
+            answer = table_pb2.SubmitCommandResponse.FromString(bytes(row["response"]))
+            answered_own.update(range(answer.first_seq, answer.last_seq + 1))
+    assert answered_own, "the bots' commands were stored under their prefix"
+
+    snapshot = left[0].snapshot
+    every = [e.seq for e in envelopes_of(all_items[1:])]
+    sent = [e.seq for e in envelopes_of(left[1:])]
+    assert sent == [s for s in every if s not in answered_own]
+    assert any(s not in answered_own for s in every), "the other client's command was sent"
+    assert snapshot.seq < min(every)
+    final = await get(stub, game.table_id)
+    assert state.finished and state.seq == final.seq
+    assert codec.public_state_data(state) == json.loads(final.state_json)

@@ -137,14 +137,16 @@ class PlayRefusal(_message.Message):
     def __init__(self, code: _Optional[str] = ..., message: _Optional[str] = ..., rule_id: _Optional[str] = ..., retry_after_ms: _Optional[int] = ..., served_by: _Optional[str] = ...) -> None: ...
 
 class WatchTableRequest(_message.Message):
-    __slots__ = ("table_id", "from_seq", "seat_token")
+    __slots__ = ("table_id", "from_seq", "seat_token", "leave_out_commands")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     FROM_SEQ_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    LEAVE_OUT_COMMANDS_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     from_seq: int
     seat_token: str
-    def __init__(self, table_id: _Optional[str] = ..., from_seq: _Optional[int] = ..., seat_token: _Optional[str] = ...) -> None: ...
+    leave_out_commands: str
+    def __init__(self, table_id: _Optional[str] = ..., from_seq: _Optional[int] = ..., seat_token: _Optional[str] = ..., leave_out_commands: _Optional[str] = ...) -> None: ...
 
 class WatchTableResponse(_message.Message):
     __slots__ = ("snapshot", "event", "batch")
