@@ -562,122 +562,109 @@ async def bench_instances(args: argparse.Namespace, counts: list[int], echo_stre
     status = 0
     first: float | None = None
     for n in counts:
-        with (
-            tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp,
-            servers(Path(tmp), nats_nodes=3 if n > 1 else 1) as (nats_url, db_url, bus),
-        ):
-            platform = Platform(
-                nats_url,
-                db_url,
-                Path(tmp) / "svc",
-                clock_scale=1,
-                services=names,
-                bus=bus,
-                replicas=n,
-                table_replicas=n,
-            )
-            await platform.start()
-            try:
-                ids = [p.env.get("TABLE_INSTANCE_ID", "") for p in platform.replica_processes["table"]]
-                if n > 1:
-                    await wait_balanced(db_url, ids)  # every instance runs its share of the tables
-                runs = []
-                for i in range(args.runs):
-                    r = await sustained(platform, args.tables, 1000 * (i + 1), stream, args.warmup, args.full_window)
-                    runs.append(r)
-                    print(
-                        f"n={n}  run {i + 1}/{args.runs}: {r['commands_per_s']:,.0f} committed commands/s, "
-                        f"p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, "
-                        f"CPU {r['cpu_ms_per_command']:.2f} ms per command in the services "
-                        f"({r['cpu_ms_per_command_all']:.2f} with NATS and Postgres; {r['cpu_cores']:.2f} cores busy, "
-                        f"{r['generator_cores']:.2f} in the load generator)",
-                        flush=True,
-                    )
-                    if r["failed"]:
-                        print(f"n={n}  run {i + 1}: {r['failed']:.0f} TABLES FAILED", flush=True)
-                        status = 1
-                med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
-                first = first or med["commands_per_s"]
-                base = f"{counts[0]} instance{'s' if counts[0] > 1 else ''}"
+        # Every instance runs its share of the tables before a run starts (fresh_platform waits for it).
+        async with fresh_platform(names, replicas=n, table_instances=n) as (platform, _):
+            db_url = platform.database_url
+            ids = [p.env.get("TABLE_INSTANCE_ID", "") for p in platform.replica_processes["table"]]
+            runs = []
+            for i in range(args.runs):
+                r = await sustained(platform, args.tables, 1000 * (i + 1), stream, args.warmup, args.full_window)
+                runs.append(r)
                 print(
-                    f"n={n}  median of {args.runs}: {med['commands_per_s']:,.0f} committed commands/s "
-                    f"({med['commands_per_s'] / first:.2f}x {base}, "
-                    f"{med['commands_per_s'] / echo_stream:.2f}x the stream echo), p50 {med['p50_ms']:.1f} ms, "
-                    f"p99 {med['p99_ms']:.1f} ms, {med['cpu_ms_per_command']:.2f} ms CPU per command in the "
-                    f"services, {med['cpu_ms_per_command_all']:.2f} with NATS and Postgres (load average now "
-                    f"{os.getloadavg()[0]:.1f})",
+                    f"n={n}  run {i + 1}/{args.runs}: {r['commands_per_s']:,.0f} committed commands/s, "
+                    f"p50 {r['p50_ms']:.1f} ms, p99 {r['p99_ms']:.1f} ms, "
+                    f"CPU {r['cpu_ms_per_command']:.2f} ms per command in the services "
+                    f"({r['cpu_ms_per_command_all']:.2f} with NATS and Postgres; {r['cpu_cores']:.2f} cores busy, "
+                    f"{r['generator_cores']:.2f} in the load generator)",
                     flush=True,
                 )
-                pauses: list[float] = []
-                affected = 0
-                for i in range(args.runs if n >= 2 else 0):
-                    if i:  # the killed instance back, and its share of the partitions with it
-                        await platform.replica_processes["table"][-1].start()
-                    await wait_balanced(db_url, ids)
-                    f = await failover(
-                        platform,
-                        db_url,
-                        args.tables,
-                        1000 * (args.runs + 1 + i),
-                        stream,
-                        args.warmup,
-                        args.resume_timeout,
-                    )
-                    pauses += f.pauses
-                    affected += f.affected
-                    if not f.affected:
-                        status = 1
-                        print(f"n={n}  FAILOVER MEASURED NOTHING: no table of {f.victim} was playing", flush=True)
+                if r["failed"]:
+                    print(f"n={n}  run {i + 1}: {r['failed']:.0f} TABLES FAILED", flush=True)
+                    status = 1
+            med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+            first = first or med["commands_per_s"]
+            base = f"{counts[0]} instance{'s' if counts[0] > 1 else ''}"
+            print(
+                f"n={n}  median of {args.runs}: {med['commands_per_s']:,.0f} committed commands/s "
+                f"({med['commands_per_s'] / first:.2f}x {base}, "
+                f"{med['commands_per_s'] / echo_stream:.2f}x the stream echo), p50 {med['p50_ms']:.1f} ms, "
+                f"p99 {med['p99_ms']:.1f} ms, {med['cpu_ms_per_command']:.2f} ms CPU per command in the "
+                f"services, {med['cpu_ms_per_command_all']:.2f} with NATS and Postgres (load average now "
+                f"{os.getloadavg()[0]:.1f})",
+                flush=True,
+            )
+            pauses: list[float] = []
+            affected = 0
+            for i in range(args.runs if n >= 2 else 0):
+                if i:  # the killed instance back, and its share of the partitions with it
+                    await platform.replica_processes["table"][-1].start()
+                await wait_balanced(db_url, ids)
+                f = await failover(
+                    platform,
+                    db_url,
+                    args.tables,
+                    1000 * (args.runs + 1 + i),
+                    stream,
+                    args.warmup,
+                    args.resume_timeout,
+                )
+                pauses += f.pauses
+                affected += f.affected
+                if not f.affected:
+                    status = 1
+                    print(f"n={n}  FAILOVER MEASURED NOTHING: no table of {f.victim} was playing", flush=True)
+                print(
+                    f"n={n}  failover {i + 1}/{args.runs}: {f.victim} SIGKILLed after {args.warmup:g} s at full "
+                    f"speed (tables playing per instance: {', '.join(f'{k} {v}' for k, v in f.spread.items())}); "
+                    f"its {f.affected} tables' pauses: {describe_pauses(f.pauses)} "
+                    f"({len(f.pauses)} resumed within {args.resume_timeout:g} s)",
+                    flush=True,
+                )
+                if not f.ok:
+                    status = 1
                     print(
-                        f"n={n}  failover {i + 1}/{args.runs}: {f.victim} SIGKILLed after {args.warmup:g} s at full "
-                        f"speed (tables playing per instance: {', '.join(f'{k} {v}' for k, v in f.spread.items())}); "
-                        f"its {f.affected} tables' pauses: {describe_pauses(f.pauses)} "
-                        f"({len(f.pauses)} resumed within {args.resume_timeout:g} s)",
+                        f"n={n}  FAILOVER LOST TABLES: {len(f.failed)} failed, "
+                        f"{len(f.never_resumed)} never resumed within {args.resume_timeout:g} s, "
+                        f"{len(f.others_failed)} other tables failed",
                         flush=True,
                     )
-                    if not f.ok:
-                        status = 1
-                        print(
-                            f"n={n}  FAILOVER LOST TABLES: {len(f.failed)} failed, "
-                            f"{len(f.never_resumed)} never resumed within {args.resume_timeout:g} s, "
-                            f"{len(f.others_failed)} other tables failed",
-                            flush=True,
-                        )
-                        for tid, why in list(f.failed.items())[:5]:
-                            print(f"n={n}    {tid} failed: {why}", flush=True)
-                        for tid in f.never_resumed[:5]:
-                            print(f"n={n}    {tid}: no command committed after the kill", flush=True)
-                        for tid, why in f.others_failed[:5]:
-                            print(f"n={n}    {tid}: {why}", flush=True)
-                    if f.open_failed:
-                        print(
-                            f"n={n}  failover {i + 1}: {len(f.open_failed)} tables opened meanwhile could not be "
-                            "(CreateTable or JoinTable answered an error; the bot driver does not retry them, "
-                            "its slot opens another table a second later), e.g.",
-                            flush=True,
-                        )
-                        for tid, why in f.open_failed[:3]:
-                            print(f"n={n}    {tid}: {why}", flush=True)
-                if affected:
+                    for tid, why in list(f.failed.items())[:5]:
+                        print(f"n={n}    {tid} failed: {why}", flush=True)
+                    for tid in f.never_resumed[:5]:
+                        print(f"n={n}    {tid}: no command committed after the kill", flush=True)
+                    for tid, why in f.others_failed[:5]:
+                        print(f"n={n}    {tid}: {why}", flush=True)
+                if f.open_failed:
                     print(
-                        f"n={n}  failover over {args.runs} kills: {affected} tables affected, pause from the kill to "
-                        f"each one's next committed command (through the redirects to the new owner): "
-                        f"{describe_pauses(pauses)}",
+                        f"n={n}  failover {i + 1}: {len(f.open_failed)} tables opened meanwhile could not be "
+                        "(CreateTable or JoinTable answered an error; the bot driver does not retry them, "
+                        "its slot opens another table a second later), e.g.",
                         flush=True,
                     )
-            finally:
-                await platform.stop()
+                    for tid, why in f.open_failed[:3]:
+                        print(f"n={n}    {tid}: {why}", flush=True)
+            if affected:
+                print(
+                    f"n={n}  failover over {args.runs} kills: {affected} tables affected, pause from the kill to "
+                    f"each one's next committed command (through the redirects to the new owner): "
+                    f"{describe_pauses(pauses)}",
+                    flush=True,
+                )
     return status
 
 
 @contextlib.asynccontextmanager
 async def fresh_platform(
-    names: tuple[str, ...], table_instances: int = 1
+    names: tuple[str, ...], replicas: int = 1, table_instances: int = 1
 ) -> AsyncIterator[tuple[Platform, nats.js.JetStreamContext]]:
     """A platform of its own (servers, data and all) for one row: nothing of an earlier row left on it;
-    `table_instances` processes of the table service, each holding its share of the partitions before
-    the row starts."""
-    with tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp, servers(Path(tmp)) as (nats_url, db_url, bus):
+    `replicas` processes of each replicated service (on a 3-node NATS cluster from 2 on) and
+    `table_instances` of the table service, each holding its share of the partitions before the row
+    starts."""
+    with (
+        tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp,
+        servers(Path(tmp), nats_nodes=3 if replicas > 1 else 1) as (nats_url, db_url, bus),
+    ):
         platform = Platform(
             nats_url,
             db_url,
@@ -685,6 +672,7 @@ async def fresh_platform(
             clock_scale=1,
             services=names,
             bus=bus,
+            replicas=replicas,
             table_replicas=table_instances,
         )
         await platform.start()
@@ -758,6 +746,8 @@ async def main() -> int:
         help="instances: s a table may take to resume after the kill before it counts as never resumed",
     )
     args = parser.parse_args()
+    if args.human_instances < 1:
+        parser.error("--human-instances: at least 1")
     if args.runs is None:
         args.runs = 2 if args.instances else 3
     print(__doc__.strip(), "\n", flush=True)
@@ -795,9 +785,7 @@ async def main() -> int:
                 flush=True,
             )
     for count in args.human_tables:  # each count on a platform of its own: no table of the last one left
-        if args.human_instances < 1:
-            parser.error("--human-instances: at least 1")
-        async with fresh_platform(names, args.human_instances) as (platform, _):
+        async with fresh_platform(names, table_instances=args.human_instances) as (platform, _):
             report, h = await human_pace(platform, count, args.think, args.window, args.load_processes, args.ramp)
         lat = report.latency_ms
         where = f" on {args.human_instances} table instances" if args.human_instances > 1 else ""
