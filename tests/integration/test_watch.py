@@ -113,6 +113,18 @@ async def test_watching_from_a_negative_seq_is_invalid(stub: table_pb2_grpc.Tabl
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
+async def test_a_leave_out_prefix_over_64_characters_is_invalid(stub: table_pb2_grpc.TableServiceStub) -> None:
+    game = BotTable(stub, seed=45, players=2)
+    await game.create()
+    request = table_pb2.WatchTableRequest(
+        table_id=game.table_id, seat_token=bot_service_token(), leave_out_commands="p" * 65
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await asyncio.wait_for(_drain(stub, request), 30)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "leave_out_commands" in (caught.value.details() or "")
+
+
 async def _drain(stub: table_pb2_grpc.TableServiceStub, request: table_pb2.WatchTableRequest) -> None:
     async for _ in stub.WatchTable(request):
         pass
