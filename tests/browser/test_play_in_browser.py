@@ -4,7 +4,8 @@ watches the same table and sees the same events.
 Headless Chromium (Debian's) driven by Playwright, against the gateway of a platform of its own.
 The person queues for Speed with bot_fill (R4: bots take the empty seats after the wait), and
 plays every decision the table offers by its buttons: the first purchase offer declined into
-the auction (A1) with a refused bid shown with its rule ID, then a bid; later offers bought (P1);
+the auction (A1) with a refused bid shown with its rule ID, then a bid; the next offer bought
+(P1), then declined into auctions until the person has bid, then bought;
 a building when one is offered (P3); a mortgage (M1); a trade proposed to a bot (T1); a casino
 bet when the casino opens (K1); a pause asked for (E5: unanswered, refused after 30 s).
 Screenshots of the lobby and of the table mid-game are kept.
@@ -107,6 +108,11 @@ async def play_to_the_end(page: Any, artifacts: Path) -> dict[str, Any]:
                 continue
             acted = await fill(page, "#trade-take-cash", str(price * 3 // 4)) and await click(page, "#propose")
             done["proposed"] += acted
+        elif "BuyProperty" in s["cmds"] and done["declined"] and not done["bought"]:
+            # P1: the offer after the first decline is bought, however the auctions went (a game can
+            # bring few offers after the person's bids).
+            acted = await click(page, 'button.cmd[data-type="BuyProperty"]')
+            done["bought"] += acted
         elif "DeclineProperty" in s["cmds"] and not done["bids"] and done["declined"] < 4:
             # Into an auction (A1); again if the bots settled the last one before the person's turn to bid.
             acted = await click(page, 'button.cmd[data-type="DeclineProperty"]')
