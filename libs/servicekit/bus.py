@@ -8,11 +8,13 @@ that publishers, consumers and operators agree on it.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import ssl
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import nats
 from faststream.nats import JStream
@@ -20,9 +22,10 @@ from nats.aio.client import Client as NATS
 from nats.errors import NoRespondersError
 from nats.js import JetStreamContext
 from nats.js.api import RetentionPolicy, StorageType, StreamConfig
-from nats.js.errors import NotFoundError, ServiceUnavailableError
+from nats.js.errors import BadRequestError, NotFoundError, ServiceUnavailableError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def _stream(name: str, description: str, subject: str) -> JStream:
@@ -183,7 +186,7 @@ async def connect(
     wanted = None if streams is None else set(streams)
     for spec in STREAMS:
         if wanted is None or spec.name in wanted:
-            await _ensure_stream_waiting(js, spec)
+            await when_jetstream_answers(functools.partial(ensure_stream, js, spec), f"stream {spec.name}")
     return nc, js
 
 
@@ -192,19 +195,32 @@ async def connect(
 JETSTREAM_WAIT_S = 60.0
 #: What JetStream answers while it cannot yet (no leader, no responders): worth asking again.
 JETSTREAM_BUSY = (TimeoutError, NoRespondersError, ServiceUnavailableError)
+#: A new cluster's answer to a replicated stream until every node's JetStream has reported to the
+#: meta leader ("no suitable peers for placement"): worth asking again too.
+PLACEMENT_PENDING = 10005
 
 
-async def _ensure_stream_waiting(js: JetStreamContext, spec: JStream, wait_s: float = JETSTREAM_WAIT_S) -> None:
+def jetstream_busy(exc: BaseException) -> bool:
+    """Whether `exc` is JetStream not able to answer yet, rather than refusing the request."""
+    if isinstance(exc, BadRequestError):
+        return bool(exc.err_code == PLACEMENT_PENDING)
+    return isinstance(exc, JETSTREAM_BUSY)
+
+
+async def when_jetstream_answers(
+    call: Callable[[], Awaitable[T]], what: str, wait_s: float = JETSTREAM_WAIT_S
+) -> T:
+    """`call()`, asked again with a growing pause while JetStream is busy (`jetstream_busy`), for up
+    to `wait_s`: a cluster forming or electing leaders answers within seconds."""
     loop = asyncio.get_running_loop()
     deadline, delay = loop.time() + wait_s, 0.25
     while True:
         try:
-            await ensure_stream(js, spec)
-            return
-        except JETSTREAM_BUSY as exc:
-            if loop.time() > deadline:
+            return await call()
+        except (*JETSTREAM_BUSY, BadRequestError) as exc:
+            if not jetstream_busy(exc) or loop.time() > deadline:
                 raise
-            log.warning("stream %s: JetStream not answering (%r); asking again in %.2f s", spec.name, exc, delay)
+            log.warning("%s: JetStream not answering (%r); asking again in %.2f s", what, exc, delay)
             await asyncio.sleep(delay)
             delay = min(2.0, delay * 2)
 

@@ -16,7 +16,6 @@ import nats
 import pytest
 from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, StreamConfig
-from nats.js.errors import BadRequestError
 
 from servicekit import bus, certs, natsauth
 from servicekit import tls as tlskit
@@ -26,20 +25,6 @@ from servicekit.settings import TLSSettings
 pytestmark = pytest.mark.integration
 
 STREAM = "CLUSTER_PROBE"
-
-
-async def add_stream_when_placed(js: JetStreamContext, config: StreamConfig, deadline_s: float = 30.0) -> None:
-    """A new cluster answers "no suitable peers for placement" (10005) until every node's JetStream
-    has reported to the meta leader: asked again until it places the replicas."""
-    deadline = time.monotonic() + deadline_s
-    while True:
-        try:
-            await js.add_stream(config)
-            return
-        except BadRequestError as exc:
-            if exc.err_code != 10005 or time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.5)
 
 
 async def publish(js: JetStreamContext, n: int, deadline_s: float = 45.0) -> None:
@@ -77,7 +62,8 @@ async def test_a_replicated_stream_survives_sigkill_of_its_leader(tmp_path: Path
         nc = await nats.connect(natsauth.servers(url), max_reconnect_attempts=-1, reconnect_time_wait=0.2)
         try:
             js = nc.jetstream(timeout=5)
-            await add_stream_when_placed(js, StreamConfig(name=STREAM, subjects=["probe.*"], num_replicas=3))
+            probe = StreamConfig(name=STREAM, subjects=["probe.*"], num_replicas=3)
+            await bus.when_jetstream_answers(lambda: js.add_stream(probe), f"stream {STREAM}")  # as a service does
             info = await js.stream_info(STREAM)
             assert info.cluster is not None and len(info.cluster.replicas or []) == 2  # a leader and two followers
             config = ConsumerConfig(durable_name="probe", ack_policy=AckPolicy.EXPLICIT, ack_wait=5)
