@@ -18,6 +18,7 @@ watchdog then stops Postgres.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import fcntl
@@ -437,11 +438,43 @@ def raise_max_connections(server: pgserver.PostgresServer, wanted: int = MAX_CON
             time.sleep(1.0)
 
 
+#: Tries of the first start (`start_postgres`).
+START_ATTEMPTS = 3
+
+
+def start_postgres(pgdata: Path) -> pgserver.PostgresServer:
+    """pgserver's server on `pgdata`, its start made again when `pg_ctl start` fails.
+
+    `pg_ctl start` once died of SIGBUS on a new data folder (a CI run); pgserver then reads a log the
+    server never wrote, so the failure surfaces as a FileNotFoundError whose cause is pg_ctl's. A failed
+    start leaves pgserver's half-made instance in its per-folder cache (`get_server` would hand it back,
+    with no server behind it) and its exit hook registered: both are dropped, any postmaster the try
+    left is stopped, and the start is made again, like the restart in `raise_max_connections`.
+    """
+    import pgserver
+
+    for attempt in range(1, START_ATTEMPTS + 1):
+        try:
+            return pgserver.get_server(pgdata, cleanup_mode="stop")
+        except (subprocess.CalledProcessError, subprocess.TimeoutExpired, FileNotFoundError) as exc:
+            failure = exc if not isinstance(exc, FileNotFoundError) else exc.__context__
+            if not isinstance(failure, subprocess.CalledProcessError | subprocess.TimeoutExpired):
+                raise  # a missing folder of ours, not a failed start
+            half_made = pgserver.PostgresServer._instances.pop(pgdata, None)
+            if half_made is not None:
+                atexit.unregister(half_made._cleanup)
+            if attempt == START_ATTEMPTS:
+                raise failure from None  # pg_ctl's own failure, not pgserver's missing log
+            logging.getLogger(__name__).warning("pg_ctl start failed (%s); trying again", failure)
+            _stop_postgres(pgdata, half_made.system_user if half_made is not None else None)
+            time.sleep(1.0)
+    raise AssertionError("unreachable")
+
+
 @contextlib.contextmanager
 def postgres_server(data_dir: Path, database: str = "monopoly") -> Iterator[str]:
     """A Postgres server (pgserver, on a unix socket) with `database` created; yields its URL."""
     runtime_dir()
-    import pgserver  # imported here: only the embedded path needs it
 
     pgdata = (data_dir / "pgdata").resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -451,7 +484,7 @@ def postgres_server(data_dir: Path, database: str = "monopoly") -> Iterator[str]
     with open(Path(tempfile.gettempdir()) / "monopoly-pgserver.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
-            server = pgserver.get_server(pgdata, cleanup_mode="stop")
+            server = start_postgres(pgdata)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
     raise_max_connections(server)
