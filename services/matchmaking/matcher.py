@@ -11,12 +11,17 @@ player's own call holds waits for the next pass), plans the tables they make
 (`queues.plan`), creates each through the table
 service and, in the same transaction that still holds the tickets, records
 the match, its seats, the tickets' outcome and a `match.formed` outbox row.
-Two instances never book one ticket twice. A CreateTable whose answer was
-lost (a deadline) or a crash before the commit leaves the tickets waiting;
-the next pass that plans them the same way sends the same request id
-(`plan_request_id`) and gets that table back. Planned another way, they get a
-new table, and the first is an orphan nobody holds a seat token for (its
-turns time out).
+Two instances never book one ticket twice. Before it calls CreateTable, a
+pass commits each planned table as an attempt (`match_attempts`, on a
+connection of its own); the record of the match removes it. A CreateTable
+whose answer was lost (a deadline) or a crash before the record leaves the
+tickets waiting and the attempt open: the next pass forms that same table
+first, with the same request id (`plan_request_id`), and gets the table made
+the first time back, never a second one and an orphan nobody holds a seat
+token for. A ticket in an open attempt is not planned otherwise, nor
+cancelled (Cancel answers UNAVAILABLE until the table is recorded); an
+attempt the table service refused outright (the table surely not made) is
+dropped and its tickets planned anew.
 
 Player tokens: `auth.issue(secret, "*", -1, player_id, role="account")`
 (`player_token`): they identify the player to this service (and the rating
@@ -80,6 +85,26 @@ RatingSource = Callable[[asyncpg.Connection, list[str]], Awaitable[dict[str, tup
 #: `(player_id, pool) -> (mu, sigma)`: a player's current rating, asked once per Enqueue (the rating
 #: service's, see `rating_lookup`); None keeps what the players table holds.
 RatingLookup = Callable[[str, str], Awaitable[tuple[float, float]]]
+
+
+#: CreateTable answers that say the table was not made (a retry would be refused again): the attempt is
+#: dropped. Any other failure (a deadline, UNAVAILABLE, CANCELLED, INTERNAL...) may hide a made table.
+REFUSALS = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.ALREADY_EXISTS,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.OUT_OF_RANGE,
+        grpc.StatusCode.UNIMPLEMENTED,
+    }
+)
+
+
+class TableRefused(Unavailable):
+    """The table service answered CreateTable with a refusal (`REFUSALS`): no table was made."""
 
 
 def _in_queue(mode: str) -> RuleViolation:
@@ -226,6 +251,9 @@ class Matchmaker:
         """Leave the queue and any open lobby (a host leaving closes it); a matched ticket stays matched."""
         async with self.pool.acquire() as conn, conn.transaction():
             await self._lock(conn, player_id)
+            ticket_id = await store.lock_waiting_ticket(conn, player_id)  # after a pass holding it ended
+            if ticket_id is not None and await store.in_attempt(conn, ticket_id):
+                raise Unavailable("a table is being formed for this ticket (R4); it stays queued until then")
             await store.cancel_ticket(conn, player_id)
             lobby_id = await store.open_lobby_of(conn, player_id)
             if lobby_id is not None:
@@ -366,9 +394,13 @@ class Matchmaker:
                 OLDEST_WAIT.labels(mode).set(max((float(r["waited_s"]) for r in rows), default=0.0))
                 if not rows:
                     continue
-                plans = plan(mode, await self._tickets(conn, rows), self.rules)
-                if not plans:
+                tickets = await self._tickets(conn, rows)
+                again, held = await self._open_attempts(conn, mode, tickets)
+                new = plan(mode, [t for t in tickets if t.ticket_id not in held], self.rules)
+                if not again and not new:
                     continue
+                await self._save_attempts(new)
+                plans = again + new
                 # The tables are created side by side (CreateTable is the slow part), then recorded
                 # one by one in this transaction, which still holds their tickets.
                 limit = asyncio.Semaphore(CREATE_CONCURRENCY)
@@ -392,16 +424,64 @@ class Matchmaker:
         try:
             reply = await self.table.CreateTable(request, timeout=10)
         except grpc.aio.AioRpcError as exc:
-            raise Unavailable(f"the table service did not create the table: {exc.details()}") from None
+            failure = TableRefused if exc.code() in REFUSALS else Unavailable
+            raise failure(f"the table service did not create the table ({exc.code().name}): {exc.details()}") from None
         return reply.table_id, reply.rule_card
 
+    async def _open_attempts(
+        self, conn: asyncpg.Connection, mode: str, tickets: list[Ticket]
+    ) -> tuple[list[Plan], set[str]]:
+        """The plans of the mode's open attempts whose tickets all wait here (formed again first), and
+        every ticket an open attempt holds (never planned otherwise). An attempt with a ticket no longer
+        waiting (a row from before Cancel checked attempts) is dropped."""
+        by_id = {t.ticket_id: t for t in tickets}
+        again: list[Plan] = []
+        held: set[str] = set()
+        for attempt in await store.attempts(conn, mode):
+            seats = json.loads(attempt["seats"])
+            ids = [s["ticket_id"] for s in seats if s["ticket_id"] is not None]
+            if all(i in by_id for i in ids):
+                again.append(
+                    Plan(
+                        mode,
+                        tuple(
+                            SeatPlan(s["seat"], by_id[s["ticket_id"]] if s["ticket_id"] else None, s["name"], s["team"])
+                            for s in seats
+                        ),
+                        attempt["rated"],
+                    )
+                )
+                held.update(ids)
+            elif all(status.get(i) == "waiting" for status in [await store.ticket_statuses(conn, ids)] for i in ids):
+                held.update(ids)  # one is held by its player's own call this moment: the next pass
+            else:
+                log.warning("attempt %s names a ticket no longer waiting; dropped", attempt["request_id"])
+                await store.drop_attempt(conn, attempt["request_id"])
+        return again, held
+
+    async def _save_attempts(self, plans: list[Plan]) -> None:
+        """Commit the attempts of new plans before any CreateTable (on a connection of their own: this
+        pass's transaction commits only after the calls)."""
+        if not plans:
+            return
+        rows = [(plan_request_id(p), p.mode, p.rated, _seats_json(p)) for p in plans]
+        async with self.pool.acquire() as conn:
+            await store.add_attempts(conn, rows)
+
     async def _create_planned(self, p: Plan, limit: asyncio.Semaphore) -> tuple[str, str] | None:
-        """The planned table created (its id and rule card), or None if the table service refused."""
+        """The planned table created (its id and rule card), or None: refused (the attempt dropped, its
+        tickets planned anew) or not answered (the attempt kept for the next pass)."""
+        request_id = plan_request_id(p)
         async with limit:
             try:
-                return await self._create_table(p.mode, [s.name for s in p.seats], request_id=plan_request_id(p))
-            except Unavailable:
-                log.exception("a %s table for %d players was not created", p.mode, len(p.seats))
+                return await self._create_table(p.mode, [s.name for s in p.seats], request_id=request_id)
+            except TableRefused:
+                log.exception("a %s table for %d players was refused", p.mode, len(p.seats))
+                async with self.pool.acquire() as conn:
+                    await store.drop_attempt(conn, request_id)
+                return None
+            except Unavailable as exc:
+                log.warning("a %s table was not answered (%s); the next pass asks again for it", p.mode, exc)
                 return None
 
     async def _record(self, conn: asyncpg.Connection, p: Plan, table_id: str, card: str) -> bool:
@@ -410,6 +490,7 @@ class Matchmaker:
             async with conn.transaction():  # a savepoint: a failed write drops this match only
                 await store.add_match(conn, table_id, p.mode, "queue", p.rated, card, [_seat_row(s) for s in p.seats])
                 await store.close_tickets(conn, table_id, p)
+                await store.drop_attempt(conn, plan_request_id(p))
                 await self._publish_formed(conn, table_id)
         except asyncpg.PostgresError:
             log.exception("table %s was created but not recorded; its tickets wait on", table_id)
@@ -537,7 +618,10 @@ class Matchmaker:
                     name, n = f"{m['display_name']} #{n}", n + 1
                 names.append(name)
             names += [f"bot-{i + 1}" for i in range(bots)]
-            table_id, card = await self._create_table("custom", names, json.dumps(json.loads(lobby["settings"])))
+            settings = json.dumps(json.loads(lobby["settings"]))
+            # A start asked again after its answer was lost, by the same members, gets the same table.
+            request_id = "lobby:" + hashlib.sha256(f"{lobby_id}|{settings}|{names}".encode()).hexdigest()[:40]
+            table_id, card = await self._create_table("custom", names, settings, request_id)
             rows: list[tuple[int, str | None, str, bool, int]] = [
                 (i, m["player_id"], names[i], False, -1) for i, m in enumerate(members)
             ]
@@ -601,6 +685,15 @@ class Matchmaker:
 
 def _seat_row(s: SeatPlan) -> tuple[int, str | None, str, bool, int]:
     return (s.seat, s.ticket.player_id if s.ticket else None, s.name, s.ticket is None, s.team)
+
+
+def _seats_json(p: Plan) -> str:
+    return json.dumps(
+        [
+            {"seat": s.seat, "ticket_id": s.ticket.ticket_id if s.ticket else None, "name": s.name, "team": s.team}
+            for s in p.seats
+        ]
+    )
 
 
 def _settings(text: str) -> dict[str, Any]:

@@ -193,6 +193,52 @@ async def close_tickets(conn: asyncpg.Connection, table_id: str, plan: Plan) -> 
     )
 
 
+async def add_attempts(conn: asyncpg.Connection, attempts: list[tuple[str, str, bool, str]]) -> None:
+    """(request_id, mode, rated, seats JSON) of tables about to be asked for; one already there stays."""
+    await conn.executemany(
+        "INSERT INTO match_attempts (request_id, mode, rated, seats) VALUES ($1, $2, $3, $4::jsonb) "
+        "ON CONFLICT (request_id) DO NOTHING",
+        attempts,
+    )
+
+
+async def attempts(conn: asyncpg.Connection, mode: str) -> list[asyncpg.Record]:
+    """A mode's open attempts, the oldest first: request_id, rated, seats (JSON text)."""
+    rows: list[asyncpg.Record] = await conn.fetch(
+        "SELECT request_id, rated, seats::text AS seats FROM match_attempts WHERE mode = $1 "
+        "ORDER BY created_at, request_id",
+        mode,
+    )
+    return rows
+
+
+async def drop_attempt(conn: asyncpg.Connection, request_id: str) -> None:
+    await conn.execute("DELETE FROM match_attempts WHERE request_id = $1", request_id)
+
+
+async def ticket_statuses(conn: asyncpg.Connection, ticket_ids: list[str]) -> dict[str, str]:
+    rows = await conn.fetch("SELECT ticket_id, status FROM tickets WHERE ticket_id = ANY($1::text[])", ticket_ids)
+    return {r["ticket_id"]: r["status"] for r in rows}
+
+
+async def lock_waiting_ticket(conn: asyncpg.Connection, player_id: str) -> str | None:
+    """The player's waiting ticket, locked (a matcher pass holding it is waited for)."""
+    ticket_id: str | None = await conn.fetchval(
+        "SELECT ticket_id FROM tickets WHERE player_id = $1 AND status = 'waiting' FOR UPDATE", player_id
+    )
+    return ticket_id
+
+
+async def in_attempt(conn: asyncpg.Connection, ticket_id: str) -> bool:
+    """A table is being formed for the ticket (an open attempt names it)."""
+    found: bool = await conn.fetchval(
+        "SELECT EXISTS (SELECT 1 FROM match_attempts WHERE seats @> jsonb_build_array(jsonb_build_object("
+        "'ticket_id', $1::text)))",
+        ticket_id,
+    )
+    return found
+
+
 async def match(conn: asyncpg.Connection, table_id: str) -> asyncpg.Record | None:
     return await conn.fetchrow(
         "SELECT *, (extract(epoch FROM formed_at) * 1000)::bigint AS formed_ms FROM matches WHERE table_id = $1",
