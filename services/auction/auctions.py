@@ -34,7 +34,7 @@ from engine import auction as rules
 from engine.auction import AuctionSettled, AuctionStarted, Bid, PassBid
 from monopoly.v1 import auction_pb2
 from servicekit import bus
-from servicekit.errors import NotFound, Stale, Unavailable
+from servicekit.errors import NotFound, Stale, Unavailable, unreachable
 
 from . import store
 from .store import CANCELLED, OPEN, SETTLED, AuctionRow, OutboxRow
@@ -52,6 +52,8 @@ RETRY_S = 1.0
 SWEEP_S = 1.0
 #: Tries of a move whose row another instance moved meanwhile (each decided on the row read back).
 MOVE_ATTEMPTS = 5
+#: Waits (seconds) between the read-backs of a write whose connection was lost while it ran.
+READ_BACK_WAITS = (0.0, 0.1, 0.3, 1.0)
 
 #: A move: (seat, kind, amount) as written to auction_moves.
 Move = tuple[int, str, int]
@@ -575,9 +577,13 @@ class Auctions:
         try:
             async with self.pool.acquire() as conn:
                 saved = await store.save(conn, new, a.row.version, move, [_outbox_row(f) for f in facts])
-        except (OSError, asyncpg.PostgresError) as exc:
-            log.exception("table %s: auction %d could not be saved", a.row.table_id, a.row.auction_id)
-            raise Unavailable(f"the auction could not be saved ({type(exc).__name__}); nothing changed") from exc
+        except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            # A connection lost while the statement ran: Postgres may have taken it. Read back first.
+            if not unreachable(exc) or not await self._saved_after_all(a, new):
+                log.exception("table %s: auction %d could not be saved", a.row.table_id, a.row.auction_id)
+                raise Unavailable(f"the auction could not be saved ({type(exc).__name__}); nothing changed") from exc
+            log.warning("table %s: auction %d: the write went in, its answer was lost", a.row.table_id, new.auction_id)
+            saved = True
         if not saved:
             await self._reload(a)
             raise Stale("the auction moved on meanwhile (another writer); nothing changed, try again")
@@ -585,6 +591,32 @@ class Auctions:
         if facts:
             self.relay_wake()
         self._changed(a)
+
+    async def _saved_after_all(self, a: Auction, new: AuctionRow) -> bool:
+        """Whether a write whose connection was lost went in: the row read back on a fresh connection
+        (a few tries while Postgres is away) is `new`. The caller holds `a.lock`, so nothing else moves
+        this auction until the outcome is known. Still unknown after the tries: UNAVAILABLE saying so;
+        memory keeps the old row, and the version check refuses any write decided on it (the auction
+        is reloaded then)."""
+        for wait in READ_BACK_WAITS:
+            await asyncio.sleep(wait)
+            try:
+                async with self.pool.acquire() as conn:
+                    row = await store.get(conn, a.row.table_id, a.row.auction_id)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                if not unreachable(exc):
+                    raise
+                continue
+            return (
+                row is not None
+                and row.version == new.version
+                and row.status == new.status
+                and store.state_json(row.state) == store.state_json(new.state)
+            )
+        raise Unavailable(
+            f"auction {new.auction_id}: Postgres went away during the move and is not back; whether the move "
+            "went in is not known yet (GetAuction shows it once Postgres is back)"
+        )
 
     async def _reload(self, a: Auction) -> None:
         async with self.pool.acquire() as conn:
