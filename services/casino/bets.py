@@ -159,23 +159,35 @@ class Casino:
 
     # -- the bettor ------------------------------------------------------------------------
 
-    async def _open_for(self, conn: asyncpg.Connection, table_id: str, seat: int) -> Bet:
-        """The table's open bet for `seat`, locked; K1 otherwise."""
+    async def _open_for(
+        self, conn: asyncpg.Connection, table_id: str, seat: int, answered: Callable[[Bet], bool]
+    ) -> tuple[Bet, bool]:
+        """The table's open bet for `seat`, locked, and False; K1 otherwise. A call asked again after its
+        answer was lost (`answered`: the bet as that call closed it) gets that bet and True: the same
+        answer, nothing changed twice."""
         b = await store.latest_bet(conn, table_id, lock=True)
         if b is None or b.seat != seat:
             raise RuleViolation("K1", f"no bet is open for seat {seat}")
+        if b.status != "open" and answered(b):
+            return b, True
         if b.status == "settled":
             raise RuleViolation("K1", f"bet {b.bet_id} is already settled")
         if b.status == "declined":
             raise RuleViolation("K1", f"bet {b.bet_id} is already declined")
-        return b
+        return b, False
 
     async def place(self, table_id: str, seat: int, numbers: tuple[int, ...]) -> Bet:
-        """K1-K4 in one transaction: the pool locked, $500 added, the draws, the payout, the ledger, the event."""
+        """K1-K4 in one transaction: the pool locked, $500 added, the draws, the payout, the ledger, the event.
+        The same bet asked again (its answer lost) answers the settled bet."""
         rules = self.rules
         rules_module.check_numbers(numbers, rules)
+        picked = tuple(sorted(numbers))
         async with self.pool.acquire() as conn, conn.transaction():
-            b = await self._open_for(conn, table_id, seat)
+            b, again = await self._open_for(
+                conn, table_id, seat, lambda b: b.status == "settled" and b.numbers == picked
+            )
+            if again:
+                return b
             if b.cash < rules.stake:
                 raise RuleViolation("K1", f"the stake is ${rules.stake}")
             if not b.paused and b.deadline_unix_ms < wall_ms():  # E1: the timer declines it
@@ -183,9 +195,7 @@ class Casino:
             p = await store.pool(conn, table_id, lock=True)
             assert p is not None  # created with the bet
             b = outcome(
-                dataclasses.replace(
-                    b, numbers=tuple(sorted(numbers)), seed=p.seed, counter=p.counter, pool_before=p.pool
-                ),
+                dataclasses.replace(b, numbers=picked, seed=p.seed, counter=p.counter, pool_before=p.pool),
                 rules,
             )
             await store.settle(conn, b, b.pool_after, DRAWS_PER_BET)
@@ -201,8 +211,13 @@ class Casino:
         return b
 
     async def decline(self, table_id: str, seat: int) -> Bet:
+        """Decline the open bet; asked again (its answer lost), the bet as the player declined it."""
         async with self.pool.acquire() as conn, conn.transaction():
-            b = await self._open_for(conn, table_id, seat)
+            b, again = await self._open_for(
+                conn, table_id, seat, lambda b: b.status == "declined" and b.reason == "player"
+            )
+            if again:
+                return b
             b = await self._decline(conn, b, "player")
         self.relay_wake()
         BETS.labels("declined").inc()

@@ -275,6 +275,11 @@ async def test_the_pool_grows_by_500_a_bet_and_a_jackpot_pays_it_all(
     miss = [n for n in range(1, 7) if n != die][:3]
     first = await place_bet(casino, table.table_id, seat, table.tokens[seat], miss)
     assert (first.payout, first.jackpot, first.jackpot_hit, first.pool_after) == (0, 0, False, 500)
+    # Asked again (its answer lost on the way back): the same settled bet, nothing staked twice.
+    assert await place_bet(casino, table.table_id, seat, table.tokens[seat], list(reversed(miss))) == first
+    with pytest.raises(grpc.aio.AioRpcError) as other_numbers:  # another bet is not the same call asked again
+        await place_bet(casino, table.table_id, seat, table.tokens[seat], [die])
+    assert rule_id(other_numbers.value) == "K1"
     after = await table.settled()
     assert after.players[seat].cash == state.players[seat].cash - 1000
     assert await assert_pools_agree(table, casino) == 500
@@ -337,6 +342,7 @@ async def test_decline_tokens_and_bad_numbers(
     cash = state.players[seat].cash
     declined = await decline(casino, table.table_id, seat, table.tokens[seat])
     assert (declined.bet_id, declined.status) == (bet.bet_id, "declined")
+    assert await decline(casino, table.table_id, seat, table.tokens[seat]) == declined  # asked again: the same
     after = await table.settled()
     assert after.players[seat].cash == cash
     assert len(await table_events_of(pool, table.table_id, "BetDeclined")) == 1
