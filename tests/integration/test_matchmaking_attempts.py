@@ -77,11 +77,18 @@ async def answers(platform: Platform) -> AsyncIterator[Answers]:
         await channel.close()
 
 
-async def queue(pool: asyncpg.Pool, n: int, mode: str = "classic") -> list[str]:
+async def register(pool: asyncpg.Pool, n: int) -> list[str]:
     players = [f"p{i}-{uuid.uuid4().hex[:6]}" for i in range(n)]
     async with pool.acquire() as conn:
         for p in players:
             await store.add_player(conn, p, p, False)
+    return players
+
+
+async def queue(pool: asyncpg.Pool, n: int, mode: str = "classic") -> list[str]:
+    players = await register(pool, n)
+    async with pool.acquire() as conn:
+        for p in players:
             await store.add_ticket(conn, f"t-{p}", p, mode, None, 1, False)
     return players
 
@@ -137,3 +144,21 @@ async def test_R4_a_refused_create_table_drops_the_attempt_and_the_tickets_are_p
     (table_id,) = answers.made
     assert {s for s in (await tickets(pool, five)).values()} == {("matched", table_id)}
     assert await open_attempts(pool) == 0
+
+
+async def test_X5_a_custom_table_started_again_after_a_lost_answer_is_the_same_table(
+    pool: asyncpg.Pool, answers: Answers
+) -> None:
+    """The host's StartCustomTable whose answer was lost leaves the lobby open; asked again with the
+    same players and settings, it gets the table made the first time (its request id), not a second."""
+    matcher = Matchmaker(pool, answers, token_secret(), Rules())  # type: ignore[arg-type]
+    host, guest = await register(pool, 2)
+    lobby = await matcher.create_lobby(host, "{}", 4)
+    await matcher.join_lobby(guest, lobby.lobby_id)
+    answers.lose = 1
+    with pytest.raises(Unavailable):
+        await matcher.start_lobby(host, lobby.lobby_id, bot_fill=True)
+    (first,) = answers.made
+    view = await matcher.start_lobby(host, lobby.lobby_id, bot_fill=True)
+    assert answers.made == [first, first]
+    assert (view.status, view.match.table_id) == ("started", first)
