@@ -32,6 +32,7 @@ from prometheus_client import Counter, Gauge
 from engine import BANK, Command, RuleViolation
 from engine import auction as rules
 from engine.auction import AuctionSettled, AuctionStarted, Bid, PassBid
+from engine.state import AuctionState
 from monopoly.v1 import auction_pb2
 from servicekit import bus
 from servicekit.errors import NotFound, Stale, Unavailable, unreachable
@@ -450,6 +451,9 @@ class Auctions:
                 except RuleViolation:
                     if not last and await self._moved_elsewhere(a):
                         continue
+                    if made_already(a.row.state, command):  # asked again after its answer was lost
+                        MOVES.labels("repeated").inc()
+                        return view(a.row)
                     MOVES.labels("refused").inc()
                     raise
                 try:
@@ -647,6 +651,18 @@ class Auctions:
             SETTLEMENTS.labels("sold" if row.winner != BANK else "unsold").inc()
 
 
+def made_already(state: AuctionState, command: Command) -> bool:
+    """Whether a refused move is one the auction already took (the call asked again after its answer
+    was lost): the bidder's bid is still the high one, or the bidder is out. Neither can be a new move
+    (A1: a bid must beat the high bid; a bidder out stays out), so answering the auction as it stands
+    changes nothing."""
+    if isinstance(command, Bid):
+        return state.high_bidder == command.seat and state.high_bid == command.amount
+    if isinstance(command, PassBid) and command.seat in state.bidders:
+        return state.out[state.bidders.index(command.seat)]
+    return False
+
+
 def _outbox_row(event: auction_pb2.AuctionEvent) -> OutboxRow:
     return (bus.auction_subject(event.table_id, event.type), event.event_id, event.SerializeToString())
 
@@ -655,6 +671,7 @@ __all__ = [
     "Auction",
     "Auctions",
     "bid_window_ms",
+    "made_already",
     "new_row",
     "paused",
     "play",

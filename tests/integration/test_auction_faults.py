@@ -156,10 +156,13 @@ async def test_A1_a_bid_lost_before_postgres_got_it_changes_nothing_and_says_so(
     await auctions.stop()
 
 
-async def test_A1_an_outcome_still_unknown_is_said_and_resolved_by_the_next_move(pool: asyncpg.Pool) -> None:
+async def test_A1_an_outcome_still_unknown_is_said_and_the_move_asked_again_is_answered_once(
+    pool: asyncpg.Pool,
+) -> None:
     """Postgres took the bid, then stayed away through every read-back: UNAVAILABLE says the outcome is
-    not known; once Postgres is back, the same bid asked again is decided on the row as Postgres has it
-    (the bidder's turn has passed: refused) and nothing is written twice."""
+    not known. Once Postgres is back, the same bid asked again is decided on the row as Postgres has
+    it: the bid stands, so it is answered as made and nothing is written twice; another amount from
+    that bidder, out of turn now, is refused (A1)."""
     losing = LosingPool(pool)
     auctions = Auctions(losing)  # type: ignore[arg-type]
     table_id, started, bidder = await opened(auctions)
@@ -168,10 +171,12 @@ async def test_A1_an_outcome_still_unknown_is_said_and_resolved_by_the_next_move
         await auctions.move(table_id, started.auction_id, Bid(bidder, started.start_price))
     losing.down = False
     assert (await in_postgres(pool, table_id, started.auction_id)).version == 1
+    again = await auctions.move(table_id, started.auction_id, Bid(bidder, started.start_price))
+    assert (again.high_bid, again.high_bidder) == (started.start_price, bidder)
+    assert auctions.open[table_id].row.version == 1  # memory took Postgres's row; nothing new written
     with pytest.raises(RuleViolation) as refused:
-        await auctions.move(table_id, started.auction_id, Bid(bidder, started.start_price))
+        await auctions.move(table_id, started.auction_id, Bid(bidder, started.start_price + 50))
     assert refused.value.rule == "A1"
-    assert auctions.open[table_id].row.version == 1  # memory took Postgres's row
     async with pool.acquire() as conn:
         assert await conn.fetchval("SELECT count(*) FROM auction_moves WHERE table_id = $1", table_id) == 1
     await auctions.stop()
