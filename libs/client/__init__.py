@@ -731,11 +731,17 @@ class BotTable:
             await asyncio.sleep(POLL_S)
         if isinstance(command, PlaceBet):
             request = casino_pb2.PlaceBetRequest(
-                table_id=self.table_id, seat=seat, numbers=list(command.numbers), seat_token=self.tokens[seat]
+                table_id=self.table_id,
+                seat=seat,
+                numbers=list(command.numbers),
+                seat_token=self.tokens[seat],
+                bet_id=bet.bet_id,
             )
             await stub.PlaceBet(request, timeout=30)
         else:
-            decline = casino_pb2.DeclineBetRequest(table_id=self.table_id, seat=seat, seat_token=self.tokens[seat])
+            decline = casino_pb2.DeclineBetRequest(
+                table_id=self.table_id, seat=seat, seat_token=self.tokens[seat], bet_id=bet.bet_id
+            )
             await stub.Decline(decline, timeout=30)
         self.service_moves["casino"] += 1
 

@@ -43,18 +43,27 @@ async def place_bet(
     seat_token: str,
     numbers: Sequence[int],
     timeout: float = 10.0,
+    bet_id: str = "",
 ) -> casino_pb2.BetView:
-    """K1: bet the stake on 1 to 3 distinct numbers; the answer is the settled bet (die, payout, jackpot)."""
-    request = casino_pb2.PlaceBetRequest(table_id=table_id, seat=seat, numbers=list(numbers), seat_token=seat_token)
+    """K1: bet the stake on 1 to 3 distinct numbers; the answer is the settled bet (die, payout, jackpot).
+    With `bet_id` (from `open_bet`), only that bet: asked again late, it never lands on a later one."""
+    request = casino_pb2.PlaceBetRequest(
+        table_id=table_id, seat=seat, numbers=list(numbers), seat_token=seat_token, bet_id=bet_id
+    )
     bet: casino_pb2.BetView = await stub.PlaceBet(request, timeout=timeout)
     return bet
 
 
 async def decline(
-    stub: casino_pb2_grpc.CasinoServiceStub, table_id: str, seat: int, seat_token: str, timeout: float = 10.0
+    stub: casino_pb2_grpc.CasinoServiceStub,
+    table_id: str,
+    seat: int,
+    seat_token: str,
+    timeout: float = 10.0,
+    bet_id: str = "",
 ) -> casino_pb2.BetView:
-    """K1: no bet; the turn goes on."""
-    request = casino_pb2.DeclineBetRequest(table_id=table_id, seat=seat, seat_token=seat_token)
+    """K1: no bet; the turn goes on (`bet_id` as in `place_bet`)."""
+    request = casino_pb2.DeclineBetRequest(table_id=table_id, seat=seat, seat_token=seat_token, bet_id=bet_id)
     bet: casino_pb2.BetView = await stub.Decline(request, timeout=timeout)
     return bet
 

@@ -20,6 +20,12 @@ def _table_id(value: str) -> str:
     return value
 
 
+def _bet_id(value: str) -> str:
+    if len(value) > 128:
+        raise BadRequest("bet_id is at most 128 characters")
+    return value
+
+
 class CasinoService(casino_pb2_grpc.CasinoServiceServicer):
     def __init__(self, casino: Casino) -> None:
         self.casino = casino
@@ -33,14 +39,15 @@ class CasinoService(casino_pb2_grpc.CasinoServiceServicer):
     ) -> casino_pb2.BetView:
         table_id = _table_id(request.table_id)
         self._authorize(table_id, request.seat)
-        return view(await self.casino.place(table_id, request.seat, tuple(request.numbers)))
+        bet_id = _bet_id(request.bet_id)
+        return view(await self.casino.place(table_id, request.seat, tuple(request.numbers), bet_id))
 
     async def Decline(
         self, request: casino_pb2.DeclineBetRequest, context: grpc.aio.ServicerContext
     ) -> casino_pb2.BetView:
         table_id = _table_id(request.table_id)
         self._authorize(table_id, request.seat)
-        return view(await self.casino.decline(table_id, request.seat))
+        return view(await self.casino.decline(table_id, request.seat, _bet_id(request.bet_id)))
 
     async def GetBet(self, request: casino_pb2.GetBetRequest, context: grpc.aio.ServicerContext) -> casino_pb2.BetView:
         return view(await self.casino.get(_table_id(request.table_id), request.bet_id))

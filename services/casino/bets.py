@@ -160,14 +160,16 @@ class Casino:
     # -- the bettor ------------------------------------------------------------------------
 
     async def _open_for(
-        self, conn: asyncpg.Connection, table_id: str, seat: int, answered: Callable[[Bet], bool]
+        self, conn: asyncpg.Connection, table_id: str, seat: int, bet_id: str, answered: Callable[[Bet], bool]
     ) -> tuple[Bet, bool]:
-        """The table's open bet for `seat`, locked, and False; K1 otherwise. A call asked again after its
-        answer was lost (`answered`: the bet as that call closed it) gets that bet and True: the same
-        answer, nothing changed twice."""
+        """The table's open bet for `seat` (the latest bet, or `bet_id` when given), locked, and False;
+        K1 otherwise. A call asked again after its answer was lost (`answered`: the bet as that call
+        closed it) gets that bet and True: the same answer, nothing changed twice."""
         b = await store.latest_bet(conn, table_id, lock=True)
         if b is None or b.seat != seat:
             raise RuleViolation("K1", f"no bet is open for seat {seat}")
+        if bet_id and b.bet_id != bet_id:
+            raise RuleViolation("K1", f"bet {bet_id} is not the table's bet now ({b.bet_id} is)")
         if b.status != "open" and answered(b):
             return b, True
         if b.status == "settled":
@@ -176,7 +178,7 @@ class Casino:
             raise RuleViolation("K1", f"bet {b.bet_id} is already declined")
         return b, False
 
-    async def place(self, table_id: str, seat: int, numbers: tuple[int, ...]) -> Bet:
+    async def place(self, table_id: str, seat: int, numbers: tuple[int, ...], bet_id: str = "") -> Bet:
         """K1-K4 in one transaction: the pool locked, $500 added, the draws, the payout, the ledger, the event.
         The same bet asked again (its answer lost) answers the settled bet."""
         rules = self.rules
@@ -184,7 +186,7 @@ class Casino:
         picked = tuple(sorted(numbers))
         async with self.pool.acquire() as conn, conn.transaction():
             b, again = await self._open_for(
-                conn, table_id, seat, lambda b: b.status == "settled" and b.numbers == picked
+                conn, table_id, seat, bet_id, lambda b: b.status == "settled" and b.numbers == picked
             )
             if again:
                 return b
@@ -210,11 +212,11 @@ class Casino:
         log.info("bet %s settled: %s die %d payout %d jackpot %d", b.bet_id, b.numbers, b.die, b.payout, b.jackpot)
         return b
 
-    async def decline(self, table_id: str, seat: int) -> Bet:
+    async def decline(self, table_id: str, seat: int, bet_id: str = "") -> Bet:
         """Decline the open bet; asked again (its answer lost), the bet as the player declined it."""
         async with self.pool.acquire() as conn, conn.transaction():
             b, again = await self._open_for(
-                conn, table_id, seat, lambda b: b.status == "declined" and b.reason == "player"
+                conn, table_id, seat, bet_id, lambda b: b.status == "declined" and b.reason == "player"
             )
             if again:
                 return b

@@ -339,8 +339,11 @@ async def test_decline_tokens_and_bad_numbers(
         bad = await refused(numbers, seat, table.tokens[seat])
         assert bad.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_id(bad) == "K1", numbers
 
+    with pytest.raises(grpc.aio.AioRpcError) as exc:  # a call for another bet (asked again late) is refused
+        await place_bet(casino, table.table_id, seat, table.tokens[seat], [1], bet_id=f"{table.table_id}:1")
+    assert exc.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_id(exc.value) == "K1"
     cash = state.players[seat].cash
-    declined = await decline(casino, table.table_id, seat, table.tokens[seat])
+    declined = await decline(casino, table.table_id, seat, table.tokens[seat], bet_id=bet.bet_id)
     assert (declined.bet_id, declined.status) == (bet.bet_id, "declined")
     assert await decline(casino, table.table_id, seat, table.tokens[seat]) == declined  # asked again: the same
     after = await table.settled()

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18monopoly/v1/casino.proto\x12\x0bmonopoly.v1\"V\n\x0fPlaceBetRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07numbers\x18\x03 \x03(\x05\x12\x12\n\nseat_token\x18\x04 \x01(\t\"G\n\x11\x44\x65\x63lineBetRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nseat_token\x18\x03 \x01(\t\"1\n\rGetBetRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0e\n\x06\x62\x65t_id\x18\x02 \x01(\t\"\"\n\x0eGetPoolRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\xda\x01\n\x07\x42\x65tView\x12\x0e\n\x06\x62\x65t_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06status\x18\x04 \x01(\t\x12\x0f\n\x07numbers\x18\x05 \x03(\x05\x12\x0b\n\x03\x64ie\x18\x06 \x01(\x05\x12\x13\n\x0bjackpot_hit\x18\x07 \x01(\x08\x12\r\n\x05stake\x18\x08 \x01(\x03\x12\x0e\n\x06payout\x18\t \x01(\x03\x12\x0f\n\x07jackpot\x18\n \x01(\x03\x12\x12\n\npool_after\x18\x0b \x01(\x03\x12\x18\n\x10\x64\x65\x61\x64line_unix_ms\x18\x0c \x01(\x03\"8\n\x08PoolView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04pool\x18\x02 \x01(\x03\x12\x0c\n\x04\x62\x65ts\x18\x03 \x01(\x03\"X\n\x0b\x43\x61sinoEvent\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12!\n\x03\x62\x65t\x18\x02 \x01(\x0b\x32\x14.monopoly.v1.BetView\x12\x14\n\x0cwall_unix_ms\x18\x03 \x01(\x03\x32\x8b\x02\n\rCasinoService\x12>\n\x08PlaceBet\x12\x1c.monopoly.v1.PlaceBetRequest\x1a\x14.monopoly.v1.BetView\x12?\n\x07\x44\x65\x63line\x12\x1e.monopoly.v1.DeclineBetRequest\x1a\x14.monopoly.v1.BetView\x12:\n\x06GetBet\x12\x1a.monopoly.v1.GetBetRequest\x1a\x14.monopoly.v1.BetView\x12=\n\x07GetPool\x12\x1b.monopoly.v1.GetPoolRequest\x1a\x15.monopoly.v1.PoolViewb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18monopoly/v1/casino.proto\x12\x0bmonopoly.v1\"f\n\x0fPlaceBetRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x0f\n\x07numbers\x18\x03 \x03(\x05\x12\x12\n\nseat_token\x18\x04 \x01(\t\x12\x0e\n\x06\x62\x65t_id\x18\x05 \x01(\t\"W\n\x11\x44\x65\x63lineBetRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12\x0e\n\x06\x62\x65t_id\x18\x04 \x01(\t\"1\n\rGetBetRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0e\n\x06\x62\x65t_id\x18\x02 \x01(\t\"\"\n\x0eGetPoolRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\xda\x01\n\x07\x42\x65tView\x12\x0e\n\x06\x62\x65t_id\x18\x01 \x01(\t\x12\x10\n\x08table_id\x18\x02 \x01(\t\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x0e\n\x06status\x18\x04 \x01(\t\x12\x0f\n\x07numbers\x18\x05 \x03(\x05\x12\x0b\n\x03\x64ie\x18\x06 \x01(\x05\x12\x13\n\x0bjackpot_hit\x18\x07 \x01(\x08\x12\r\n\x05stake\x18\x08 \x01(\x03\x12\x0e\n\x06payout\x18\t \x01(\x03\x12\x0f\n\x07jackpot\x18\n \x01(\x03\x12\x12\n\npool_after\x18\x0b \x01(\x03\x12\x18\n\x10\x64\x65\x61\x64line_unix_ms\x18\x0c \x01(\x03\"8\n\x08PoolView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04pool\x18\x02 \x01(\x03\x12\x0c\n\x04\x62\x65ts\x18\x03 \x01(\x03\"X\n\x0b\x43\x61sinoEvent\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12!\n\x03\x62\x65t\x18\x02 \x01(\x0b\x32\x14.monopoly.v1.BetView\x12\x14\n\x0cwall_unix_ms\x18\x03 \x01(\x03\x32\x8b\x02\n\rCasinoService\x12>\n\x08PlaceBet\x12\x1c.monopoly.v1.PlaceBetRequest\x1a\x14.monopoly.v1.BetView\x12?\n\x07\x44\x65\x63line\x12\x1e.monopoly.v1.DeclineBetRequest\x1a\x14.monopoly.v1.BetView\x12:\n\x06GetBet\x12\x1a.monopoly.v1.GetBetRequest\x1a\x14.monopoly.v1.BetView\x12=\n\x07GetPool\x12\x1b.monopoly.v1.GetPoolRequest\x1a\x15.monopoly.v1.PoolViewb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -32,19 +32,19 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'monopoly.v1.casino_pb2', _g
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_PLACEBETREQUEST']._serialized_start=41
-  _globals['_PLACEBETREQUEST']._serialized_end=127
-  _globals['_DECLINEBETREQUEST']._serialized_start=129
-  _globals['_DECLINEBETREQUEST']._serialized_end=200
-  _globals['_GETBETREQUEST']._serialized_start=202
-  _globals['_GETBETREQUEST']._serialized_end=251
-  _globals['_GETPOOLREQUEST']._serialized_start=253
-  _globals['_GETPOOLREQUEST']._serialized_end=287
-  _globals['_BETVIEW']._serialized_start=290
-  _globals['_BETVIEW']._serialized_end=508
-  _globals['_POOLVIEW']._serialized_start=510
-  _globals['_POOLVIEW']._serialized_end=566
-  _globals['_CASINOEVENT']._serialized_start=568
-  _globals['_CASINOEVENT']._serialized_end=656
-  _globals['_CASINOSERVICE']._serialized_start=659
-  _globals['_CASINOSERVICE']._serialized_end=926
+  _globals['_PLACEBETREQUEST']._serialized_end=143
+  _globals['_DECLINEBETREQUEST']._serialized_start=145
+  _globals['_DECLINEBETREQUEST']._serialized_end=232
+  _globals['_GETBETREQUEST']._serialized_start=234
+  _globals['_GETBETREQUEST']._serialized_end=283
+  _globals['_GETPOOLREQUEST']._serialized_start=285
+  _globals['_GETPOOLREQUEST']._serialized_end=319
+  _globals['_BETVIEW']._serialized_start=322
+  _globals['_BETVIEW']._serialized_end=540
+  _globals['_POOLVIEW']._serialized_start=542
+  _globals['_POOLVIEW']._serialized_end=598
+  _globals['_CASINOEVENT']._serialized_start=600
+  _globals['_CASINOEVENT']._serialized_end=688
+  _globals['_CASINOSERVICE']._serialized_start=691
+  _globals['_CASINOSERVICE']._serialized_end=958
 # @@protoc_insertion_point(module_scope)

@@ -7,26 +7,30 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class PlaceBetRequest(_message.Message):
-    __slots__ = ("table_id", "seat", "numbers", "seat_token")
+    __slots__ = ("table_id", "seat", "numbers", "seat_token", "bet_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NUMBERS_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    BET_ID_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seat: int
     numbers: _containers.RepeatedScalarFieldContainer[int]
     seat_token: str
-    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., numbers: _Optional[_Iterable[int]] = ..., seat_token: _Optional[str] = ...) -> None: ...
+    bet_id: str
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., numbers: _Optional[_Iterable[int]] = ..., seat_token: _Optional[str] = ..., bet_id: _Optional[str] = ...) -> None: ...
 
 class DeclineBetRequest(_message.Message):
-    __slots__ = ("table_id", "seat", "seat_token")
+    __slots__ = ("table_id", "seat", "seat_token", "bet_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    BET_ID_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seat: int
     seat_token: str
-    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ...) -> None: ...
+    bet_id: str
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., bet_id: _Optional[str] = ...) -> None: ...
 
 class GetBetRequest(_message.Message):
     __slots__ = ("table_id", "bet_id")
