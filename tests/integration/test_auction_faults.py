@@ -26,10 +26,11 @@ from engine import (
     new_game,
     preset,
 )
-from servicekit import db
 from servicekit.errors import Unavailable
 from services.auction import store
 from services.auction.auctions import Auctions, wall_ms
+
+from .helpers import own_schema
 
 pytestmark = pytest.mark.integration
 
@@ -85,15 +86,8 @@ class _Conn:
 
 @pytest.fixture
 async def pool(server_urls: tuple[str, str]) -> AsyncIterator[asyncpg.Pool]:
-    schema = "auction_faults_" + uuid.uuid4().hex[:8]
-    pool = await db.create_pool(server_urls[1], max_size=4, schema=schema)
-    await db.migrate(pool, "auction", MIGRATIONS)
-    try:
+    async with own_schema(server_urls[1], "auction", MIGRATIONS) as pool:
         yield pool
-    finally:
-        async with pool.acquire() as conn:
-            await conn.execute(f"DROP SCHEMA {schema} CASCADE")
-        await pool.close()
 
 
 def auction_started(seed: int = 1) -> AuctionStarted:

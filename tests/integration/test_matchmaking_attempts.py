@@ -18,13 +18,14 @@ import pytest
 from client import platform_channel
 from client.platform import Platform
 from monopoly.v1 import table_pb2, table_pb2_grpc
-from servicekit import db
 from servicekit.errors import Unavailable
 from servicekit.settings import token_secret
 from services.matchmaking import store
 from services.matchmaking.main import MIGRATIONS
 from services.matchmaking.matcher import Matchmaker
 from services.matchmaking.queues import Rules
+
+from .helpers import own_schema
 
 pytestmark = pytest.mark.integration
 
@@ -57,15 +58,8 @@ class Answers:
 
 @pytest.fixture
 async def pool(server_urls: tuple[str, str]) -> AsyncIterator[asyncpg.Pool]:
-    schema = "mm_attempts_" + uuid.uuid4().hex[:8]
-    pool = await db.create_pool(server_urls[1], max_size=4, schema=schema)
-    await db.migrate(pool, "matchmaking", MIGRATIONS)
-    try:
+    async with own_schema(server_urls[1], "matchmaking", MIGRATIONS) as pool:
         yield pool
-    finally:
-        async with pool.acquire() as conn:
-            await conn.execute(f"DROP SCHEMA {schema} CASCADE")
-        await pool.close()
 
 
 @pytest.fixture
