@@ -19,7 +19,8 @@ tickets waiting and the attempt open: the next pass forms that same table
 first, with the same request id (`plan_request_id`), and gets the table made
 the first time back, never a second one and an orphan nobody holds a seat
 token for. A ticket in an open attempt is not planned otherwise, nor
-cancelled (Cancel answers UNAVAILABLE until the table is recorded); an
+cancelled (Cancel answers UNAVAILABLE until the table is recorded, for up
+to `ATTEMPT_HOLD_S`); an
 attempt the table service refused outright (the table surely not made) is
 dropped and its tickets planned anew.
 
@@ -101,6 +102,12 @@ REFUSALS = frozenset(
         grpc.StatusCode.UNIMPLEMENTED,
     }
 )
+
+
+#: How long an open attempt holds its tickets against Cancel. The table service not answering for
+#: longer than this should not keep a player queued against their will: they may leave then (a table
+#: made meanwhile, if any, plays on without them, their turns timing out).
+ATTEMPT_HOLD_S = 120.0
 
 
 class TableRefused(Unavailable):
@@ -252,7 +259,7 @@ class Matchmaker:
         async with self.pool.acquire() as conn, conn.transaction():
             await self._lock(conn, player_id)
             ticket_id = await store.lock_waiting_ticket(conn, player_id)  # after a pass holding it ended
-            if ticket_id is not None and await store.in_attempt(conn, ticket_id):
+            if ticket_id is not None and await store.in_attempt(conn, ticket_id, ATTEMPT_HOLD_S):
                 raise Unavailable("a table is being formed for this ticket (R4); it stays queued until then")
             await store.cancel_ticket(conn, player_id)
             lobby_id = await store.open_lobby_of(conn, player_id)

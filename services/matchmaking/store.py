@@ -229,12 +229,13 @@ async def lock_waiting_ticket(conn: asyncpg.Connection, player_id: str) -> str |
     return ticket_id
 
 
-async def in_attempt(conn: asyncpg.Connection, ticket_id: str) -> bool:
-    """A table is being formed for the ticket (an open attempt names it)."""
+async def in_attempt(conn: asyncpg.Connection, ticket_id: str, within_s: float) -> bool:
+    """A table is being formed for the ticket: an open attempt made in the last `within_s` names it."""
     found: bool = await conn.fetchval(
         "SELECT EXISTS (SELECT 1 FROM match_attempts WHERE seats @> jsonb_build_array(jsonb_build_object("
-        "'ticket_id', $1::text)))",
+        "'ticket_id', $1::text)) AND created_at > clock_timestamp() - make_interval(secs => $2))",
         ticket_id,
+        within_s,
     )
     return found
 

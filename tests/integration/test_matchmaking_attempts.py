@@ -22,7 +22,7 @@ from servicekit.errors import Unavailable
 from servicekit.settings import token_secret
 from services.matchmaking import store
 from services.matchmaking.main import MIGRATIONS
-from services.matchmaking.matcher import Matchmaker
+from services.matchmaking.matcher import ATTEMPT_HOLD_S, Matchmaker
 from services.matchmaking.queues import Rules
 
 from .helpers import own_schema
@@ -122,6 +122,32 @@ async def test_R4_a_lost_create_table_answer_forms_the_same_table_on_the_next_pa
     async with pool.acquire() as conn:
         seats = await conn.fetch("SELECT player_id FROM match_seats WHERE table_id = $1 ORDER BY seat", first)
     assert sorted(r["player_id"] for r in seats) == sorted(four)
+
+
+async def test_R4_a_player_may_leave_a_table_still_being_formed_after_the_hold(
+    pool: asyncpg.Pool, answers: Answers
+) -> None:
+    """The table service not answering for longer than ATTEMPT_HOLD_S does not keep a player queued
+    against their will: Cancel goes through, and the next pass drops the attempt (its ticket gone)
+    and plans the others anew."""
+    matcher = Matchmaker(pool, answers, token_secret(), Rules(small_table_wait_s=1e6))  # type: ignore[arg-type]
+    five = await queue(pool, 5)
+    answers.lose = 1
+    assert await matcher.match_once() == 0
+    async with pool.acquire() as conn:
+        held = [p for p in five if await store.in_attempt(conn, f"t-{p}", ATTEMPT_HOLD_S)]
+        await conn.execute(
+            "UPDATE match_attempts SET created_at = created_at - make_interval(secs => $1)", ATTEMPT_HOLD_S + 1
+        )
+    assert len(held) == 5
+    cancelled = await matcher.cancel(held[0])
+    assert cancelled.status == "cancelled"
+    assert await matcher.match_once() == 1  # the four left, at a new table
+    assert await open_attempts(pool) == 0
+    left = await tickets(pool, five)
+    assert left[held[0]] == ("cancelled", None)
+    assert {left[p][0] for p in held[1:]} == {"matched"}
+    assert left[held[1]][1] not in answers.made[:1]
 
 
 async def test_R4_a_refused_create_table_drops_the_attempt_and_the_tickets_are_planned_anew(
