@@ -396,25 +396,37 @@ class Matchmaker:
             async with self.pool.acquire() as conn, conn.transaction():
                 if not await store.take_mode(conn, mode):
                     continue  # another instance is matching this mode: it sees every waiting ticket
-                rows = await store.lock_waiting(conn, mode)
-                WAITING.labels(mode).set(len(rows))
-                OLDEST_WAIT.labels(mode).set(max((float(r["waited_s"]) for r in rows), default=0.0))
-                if not rows:
-                    continue
-                tickets = await self._tickets(conn, rows)
-                again, held = await self._open_attempts(conn, mode, tickets)
-                new = plan(mode, [t for t in tickets if t.ticket_id not in held], self.rules)
-                if not again and not new:
-                    continue
-                await self._save_attempts(new)
-                plans = again + new
-                # The tables are created side by side (CreateTable is the slow part), then recorded
-                # one by one in this transaction, which still holds their tickets.
-                limit = asyncio.Semaphore(CREATE_CONCURRENCY)
-                created = await asyncio.gather(*(self._create_planned(p, limit) for p in plans))
-                for p, table in zip(plans, created, strict=True):
-                    if table is not None and await self._record(conn, p, *table):
-                        formed += 1
+                # `side` commits the attempts while this transaction holds the tickets. It is taken before
+                # they are locked, so a pass never waits for a pool connection while holding locks a
+                # player's own call (Cancel) may be waiting on with another.
+                async with self.pool.acquire() as side:
+                    formed += await self._match_mode(conn, side, mode)
+        return formed
+
+    async def _match_mode(self, conn: asyncpg.Connection, side: asyncpg.Connection, mode: str) -> int:
+        """One mode's pass, in `conn`'s transaction (which holds the mode's turn): the tables formed."""
+        rows = await store.lock_waiting(conn, mode)
+        WAITING.labels(mode).set(len(rows))
+        OLDEST_WAIT.labels(mode).set(max((float(r["waited_s"]) for r in rows), default=0.0))
+        if not rows:
+            return 0
+        tickets = await self._tickets(conn, rows)
+        again, held = await self._open_attempts(conn, mode, tickets)
+        new = plan(mode, [t for t in tickets if t.ticket_id not in held], self.rules)
+        if not again and not new:
+            return 0
+        await self._save_attempts(side, new)
+        plans = again + new
+        # The tables are created side by side (CreateTable is the slow part), then recorded one by one
+        # in this transaction, which still holds their tickets.
+        limit = asyncio.Semaphore(CREATE_CONCURRENCY)
+        created = await asyncio.gather(*(self._create_planned(p, limit) for p in plans))
+        formed = 0
+        for p, table in zip(plans, created, strict=True):
+            if isinstance(table, TableRefused):  # no table was made: its tickets are planned anew
+                await store.drop_attempt(conn, plan_request_id(p))
+            elif table is not None and await self._record(conn, p, *table):
+                formed += 1
         return formed
 
     async def _create_table(
@@ -466,27 +478,22 @@ class Matchmaker:
                 await store.drop_attempt(conn, attempt["request_id"])
         return again, held
 
-    async def _save_attempts(self, plans: list[Plan]) -> None:
-        """Commit the attempts of new plans before any CreateTable (on a connection of their own: this
-        pass's transaction commits only after the calls)."""
-        if not plans:
-            return
-        rows = [(plan_request_id(p), p.mode, p.rated, _seats_json(p)) for p in plans]
-        async with self.pool.acquire() as conn:
-            await store.add_attempts(conn, rows)
+    @staticmethod
+    async def _save_attempts(side: asyncpg.Connection, plans: list[Plan]) -> None:
+        """Commit the attempts of new plans before any CreateTable, on `side` (outside the pass's
+        transaction, which commits only after the calls)."""
+        if plans:
+            await store.add_attempts(side, [(plan_request_id(p), p.mode, p.rated, _seats_json(p)) for p in plans])
 
-    async def _create_planned(self, p: Plan, limit: asyncio.Semaphore) -> tuple[str, str] | None:
-        """The planned table created (its id and rule card), or None: refused (the attempt dropped, its
-        tickets planned anew) or not answered (the attempt kept for the next pass)."""
-        request_id = plan_request_id(p)
+    async def _create_planned(self, p: Plan, limit: asyncio.Semaphore) -> tuple[str, str] | TableRefused | None:
+        """The planned table created (its id and rule card); the refusal (no table was made); or None,
+        not answered (the attempt is kept for the next pass)."""
         async with limit:
             try:
-                return await self._create_table(p.mode, [s.name for s in p.seats], request_id=request_id)
-            except TableRefused:
+                return await self._create_table(p.mode, [s.name for s in p.seats], request_id=plan_request_id(p))
+            except TableRefused as refusal:
                 log.exception("a %s table for %d players was refused", p.mode, len(p.seats))
-                async with self.pool.acquire() as conn:
-                    await store.drop_attempt(conn, request_id)
-                return None
+                return refusal
             except Unavailable as exc:
                 log.warning("a %s table was not answered (%s); the next pass asks again for it", p.mode, exc)
                 return None
