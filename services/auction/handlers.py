@@ -34,10 +34,16 @@ RELEVANT = frozenset({"AuctionStarted", "AuctionSettled", "PlayerBankrupt", "Gam
 
 
 async def handle_batch(auctions: Auctions, body: bytes) -> None:
-    """Apply one table batch's auction-relevant events, in order."""
+    """Apply one table batch's auction-relevant events, in order.
+
+    A bankruptcy that decides the game (D5) leaves the table's auction as it is, and the table's
+    `GameEnded` follows in the same command, so in the same batch (both are "lifecycle" signals): such
+    a `PlayerBankrupt` withdraws nobody here. Withdrawn, the bidder left alone would win here an
+    auction the table never settles, and `GameEnded` would find it settled instead of cancelling it."""
     batch = common_pb2.EventBatch.FromString(body)
+    game_ends = any(env.type == "GameEnded" for env in batch.events)
     for env in batch.events:
-        if env.type not in RELEVANT:
+        if env.type not in RELEVANT or (game_ends and env.type == "PlayerBankrupt"):
             continue
         table_id = env.table_id
         if env.type in ("GamePaused", "GameResumed"):
