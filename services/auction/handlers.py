@@ -5,7 +5,8 @@ One durable consumer reads the table signals (`servicekit.signals`) of topics
 the bidders' limits and bid time) opens the auction: the row is keyed by
 (table_id, auction_id) and inserted with its "opened" event in one
 transaction, ON CONFLICT DO NOTHING, so a redelivered batch opens nothing
-twice. `PlayerBankrupt` takes the player out of the table's open auction;
+twice. `PlayerBankrupt` takes the player out of the table's open auction
+(unless the same command ended the game: then `GameEnded` cancels it);
 `GamePaused` / `GameResumed` stop and restart the bidder's clock (E5);
 the table's own `AuctionSettled` (it closed the auction itself) and
 `GameEnded` close it without a result of ours. Each of these is harmless
