@@ -104,6 +104,8 @@ REFUSALS = frozenset(
 )
 
 
+#: How long a pass waits for the pool connection that commits its attempts (`_save_attempts`).
+SIDE_WAIT_S = 5.0
 #: How long an open attempt holds its tickets against Cancel. The table service not answering for
 #: longer than this should not keep a player queued against their will: they may leave then (a table
 #: made meanwhile, if any, plays on without them, their turns timing out).
@@ -396,14 +398,10 @@ class Matchmaker:
             async with self.pool.acquire() as conn, conn.transaction():
                 if not await store.take_mode(conn, mode):
                     continue  # another instance is matching this mode: it sees every waiting ticket
-                # `side` commits the attempts while this transaction holds the tickets. It is taken before
-                # they are locked, so a pass never waits for a pool connection while holding locks a
-                # player's own call (Cancel) may be waiting on with another.
-                async with self.pool.acquire() as side:
-                    formed += await self._match_mode(conn, side, mode)
+                formed += await self._match_mode(conn, mode)
         return formed
 
-    async def _match_mode(self, conn: asyncpg.Connection, side: asyncpg.Connection, mode: str) -> int:
+    async def _match_mode(self, conn: asyncpg.Connection, mode: str) -> int:
         """One mode's pass, in `conn`'s transaction (which holds the mode's turn): the tables formed."""
         rows = await store.lock_waiting(conn, mode)
         WAITING.labels(mode).set(len(rows))
@@ -415,7 +413,7 @@ class Matchmaker:
         new = plan(mode, [t for t in tickets if t.ticket_id not in held], self.rules)
         if not again and not new:
             return 0
-        await self._save_attempts(side, new)
+        await self._save_attempts(new)
         plans = again + new
         # The tables are created side by side (CreateTable is the slow part), then recorded one by one
         # in this transaction, which still holds their tickets.
@@ -478,12 +476,15 @@ class Matchmaker:
                 await store.drop_attempt(conn, attempt["request_id"])
         return again, held
 
-    @staticmethod
-    async def _save_attempts(side: asyncpg.Connection, plans: list[Plan]) -> None:
-        """Commit the attempts of new plans before any CreateTable, on `side` (outside the pass's
-        transaction, which commits only after the calls)."""
+    async def _save_attempts(self, plans: list[Plan]) -> None:
+        """Commit the attempts of new plans before any CreateTable, on a connection of their own (the
+        pass's transaction commits only after the calls). That connection is waited for SIDE_WAIT_S at
+        most: the pass holds ticket locks a Cancel holding another pool connection may wait on, so with
+        the pool used up the pass gives up (its transaction rolls back) rather than wait for ever."""
         if plans:
-            await store.add_attempts(side, [(plan_request_id(p), p.mode, p.rated, _seats_json(p)) for p in plans])
+            rows = [(plan_request_id(p), p.mode, p.rated, _seats_json(p)) for p in plans]
+            async with self.pool.acquire(timeout=SIDE_WAIT_S) as side:
+                await store.add_attempts(side, rows)
 
     async def _create_planned(self, p: Plan, limit: asyncio.Semaphore) -> tuple[str, str] | TableRefused | None:
         """The planned table created (its id and rule card); the refusal (no table was made); or None,
