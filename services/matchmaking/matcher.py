@@ -458,18 +458,11 @@ class Matchmaker:
             seats = json.loads(attempt["seats"])
             ids = [s["ticket_id"] for s in seats if s["ticket_id"] is not None]
             if all(i in by_id for i in ids):
-                again.append(
-                    Plan(
-                        mode,
-                        tuple(
-                            SeatPlan(s["seat"], by_id[s["ticket_id"]] if s["ticket_id"] else None, s["name"], s["team"])
-                            for s in seats
-                        ),
-                        attempt["rated"],
-                    )
-                )
+                again.append(_attempted_plan(mode, attempt["rated"], seats, by_id))
                 held.update(ids)
-            elif all(status.get(i) == "waiting" for status in [await store.ticket_statuses(conn, ids)] for i in ids):
+                continue
+            statuses = await store.ticket_statuses(conn, ids)
+            if all(statuses.get(i) == "waiting" for i in ids):
                 held.update(ids)  # one is held by its player's own call this moment: the next pass
             else:
                 log.warning("attempt %s names a ticket no longer waiting; dropped", attempt["request_id"])
@@ -709,6 +702,12 @@ def _seats_json(p: Plan) -> str:
             for s in p.seats
         ]
     )
+
+
+def _attempted_plan(mode: str, rated: bool, seats: list[dict[str, Any]], by_id: dict[str, Ticket]) -> Plan:
+    """The plan an attempt recorded (`_seats_json`), its seats holding the tickets as read now."""
+    ticket = by_id.get
+    return Plan(mode, tuple(SeatPlan(s["seat"], ticket(s["ticket_id"]), s["name"], s["team"]) for s in seats), rated)
 
 
 def _settings(text: str) -> dict[str, Any]:
