@@ -93,6 +93,11 @@ async def tickets(pool: asyncpg.Pool, players: list[str]) -> dict[str, tuple[str
     return {r["player_id"]: (r["status"], r["table_id"]) for r in rows}
 
 
+def queue_matcher(pool: asyncpg.Pool, answers: Answers) -> Matchmaker:
+    """A matcher on the test's schema that never starts a table below its start size (no waiting out)."""
+    return Matchmaker(pool, answers, token_secret(), Rules(small_table_wait_s=1e6))  # type: ignore[arg-type]
+
+
 async def open_attempts(pool: asyncpg.Pool) -> int:
     async with pool.acquire() as conn:
         count: int = await conn.fetchval("SELECT count(*) FROM match_attempts")
@@ -102,7 +107,7 @@ async def open_attempts(pool: asyncpg.Pool) -> int:
 async def test_R4_a_lost_create_table_answer_forms_the_same_table_on_the_next_pass(
     pool: asyncpg.Pool, answers: Answers
 ) -> None:
-    matcher = Matchmaker(pool, answers, token_secret(), Rules(small_table_wait_s=1e6))  # type: ignore[arg-type]
+    matcher = queue_matcher(pool, answers)
     four = await queue(pool, 4)
     answers.lose = 1
     assert await matcher.match_once() == 0  # the table was made, its answer lost
@@ -130,7 +135,7 @@ async def test_R4_a_player_may_leave_a_table_still_being_formed_after_the_hold(
     """The table service not answering for longer than ATTEMPT_HOLD_S does not keep a player queued
     against their will: Cancel goes through, and the next pass drops the attempt (its ticket gone)
     and plans the others anew."""
-    matcher = Matchmaker(pool, answers, token_secret(), Rules(small_table_wait_s=1e6))  # type: ignore[arg-type]
+    matcher = queue_matcher(pool, answers)
     five = await queue(pool, 5)
     answers.lose = 1
     assert await matcher.match_once() == 0
@@ -153,7 +158,7 @@ async def test_R4_a_player_may_leave_a_table_still_being_formed_after_the_hold(
 async def test_R4_a_refused_create_table_drops_the_attempt_and_the_tickets_are_planned_anew(
     pool: asyncpg.Pool, answers: Answers
 ) -> None:
-    matcher = Matchmaker(pool, answers, token_secret(), Rules(small_table_wait_s=1e6))  # type: ignore[arg-type]
+    matcher = queue_matcher(pool, answers)
     four = await queue(pool, 4)
     answers.refuse = 1
     assert await matcher.match_once() == 0
