@@ -1,14 +1,20 @@
-"""The auction service's pure helpers: moves, time-outs, withdrawals and views (no servers)."""
+"""The auction service's pure helpers: moves, time-outs, withdrawals, views, a move asked again, and
+its reading of the table's signals (no servers)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from engine import BANK, Bid, PassBid, RuleViolation
+from engine import BANK, Bid, GameEnded, PassBid, PlayerBankrupt, RuleViolation
 from engine.auction import AuctionStarted
+from engine.reasons import AuctionReason
+from engine.state import AuctionState
 from monopoly.v1 import common_pb2
-from services.auction.auctions import bid_window_ms, new_row, paused, play, resumed, view, withdrawn
-from services.auction.handlers import RELEVANT
+from servicekit.wire import envelope
+from services.auction.auctions import bid_window_ms, made_already, new_row, paused, play, resumed, view, withdrawn
+from services.auction.handlers import RELEVANT, handle_batch
 
 STARTED = AuctionStarted(7, 6, "declined", (1, 2, 0), 1000, 100, -1, (5000, 1500, 9000), 20_000)
 T0 = 1_700_000_000_000
@@ -151,3 +157,64 @@ def test_only_auction_related_table_events_are_decoded() -> None:
     expected = {"AuctionStarted", "AuctionSettled", "PlayerBankrupt", "GamePaused", "GameResumed", "GameEnded"}
     assert expected == RELEVANT
     assert common_pb2.EventBatch().events == []
+
+
+# -- a move asked again after its answer was lost (A1) --------------------------------------
+
+
+def auction(high_bidder: int = -1, high_bid: int = 0, out: tuple[bool, ...] = (False, False, False)) -> AuctionState:
+    return AuctionState(
+        1, 5, AuctionReason.DECLINED, [0, 1, 2], list(out), 0, 10, 10, high_bid=high_bid, high_bidder=high_bidder
+    )
+
+
+def test_A1_the_standing_high_bid_asked_again_is_made_already() -> None:
+    assert made_already(auction(high_bidder=1, high_bid=120), Bid(1, 120))
+
+
+def test_A1_another_amount_or_another_bidder_is_a_new_bid() -> None:
+    state = auction(high_bidder=1, high_bid=120)
+    assert not made_already(state, Bid(1, 130))
+    assert not made_already(state, Bid(2, 120))
+    assert not made_already(auction(), Bid(0, 0))  # no bid yet: nobody's bid stands
+
+
+def test_A1_a_pass_of_a_bidder_out_is_made_already() -> None:
+    state = auction(out=(False, True, False))
+    assert made_already(state, PassBid(1))
+    assert not made_already(state, PassBid(0))
+    assert not made_already(state, PassBid(7))  # not a bidder
+
+
+# -- the table's signals: a bankruptcy that ends the game (D5) --------------------------------
+
+
+class Recorder:
+    """The calls `handle_batch` makes on the service's auctions, in order."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Any, ...]] = []
+
+    async def withdraw(self, table_id: str, seat: int) -> None:
+        self.calls.append(("withdraw", table_id, seat))
+
+    async def game_ended(self, table_id: str) -> None:
+        self.calls.append(("game_ended", table_id))
+
+
+def batch(*events: Any) -> bytes:
+    return common_pb2.EventBatch(
+        events=[envelope("t1", 40 + i, e, 0, 1, 0) for i, e in enumerate(events)]
+    ).SerializeToString()
+
+
+async def test_D5_a_bankruptcy_that_ends_the_game_withdraws_nobody() -> None:
+    auctions = Recorder()
+    await handle_batch(auctions, batch(PlayerBankrupt(2, -1, 2), GameEnded(0, (1, 3, 2), "last_player")))  # type: ignore[arg-type]
+    assert auctions.calls == [("game_ended", "t1")]
+
+
+async def test_A1_a_bankruptcy_while_the_game_goes_on_takes_the_bidder_out() -> None:
+    auctions = Recorder()
+    await handle_batch(auctions, batch(PlayerBankrupt(2, -1, 3)))  # type: ignore[arg-type]
+    assert auctions.calls == [("withdraw", "t1", 2)]
