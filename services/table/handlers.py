@@ -7,8 +7,10 @@ names the result, so a redelivered message is answered from the table's
 record of that id (written in the same transaction as the events) and
 changes nothing. A result for a table another instance runs is sent there (`_forward`: the consumers
 are shared by the instances, so any of them may get it). A result the table refuses (the game moved on, it ended) is
-logged and acked: redelivering it would never help. Anything else (Postgres
-away) raises, and the message is NACKed and comes again.
+logged and acked: redelivering it would never help. So is a second, different result for a
+sub-protocol whose result the table already applied under the same id (ALREADY_EXISTS: the first
+stands; only a publisher other than the service, such as an operator, can make one). Anything else
+(Postgres away) raises, and the message is NACKed and comes again.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from engine import BANK, Command, RuleViolation, SettleAuction, SettleBet
 from monopoly.v1 import auction_pb2, casino_pb2, table_pb2
 from servicekit import auth, bus
 from servicekit.consumers import Consumers, durable_consumer
-from servicekit.errors import Elsewhere, NotFound, Unavailable
+from servicekit.errors import Conflict, Elsewhere, NotFound, Unavailable
 from servicekit.wire import command_to_proto
 
 from .tables import Tables
@@ -81,7 +83,21 @@ async def _apply(tables: Tables, table_id: str, command: Command, command_id: st
         log.info("table %s: %s %s not applied (%s): %s", table_id, kind, command_id, exc.rule, exc)
         RESULTS.labels(kind, "refused").inc()
         return
+    except Conflict:
+        _second_result(table_id, command, command_id)
+        return
     RESULTS.labels(kind, "applied").inc()
+
+
+def _second_result(table_id: str, command: Command, command_id: str) -> None:
+    """A different result for a sub-protocol the table already settled under `command_id`: dropped."""
+    log.error(
+        "table %s: a second, different result %s for %s dropped; the first one applied stands",
+        table_id,
+        command,
+        command_id,
+    )
+    RESULTS.labels(type(command).__name__, "conflict").inc()
 
 
 async def _forward(tables: Tables, address: str, table_id: str, command: Command, command_id: str) -> None:
@@ -102,6 +118,9 @@ async def _forward(tables: Tables, address: str, table_id: str, command: Command
         if exc.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED):
             log.info("table %s at %s: %s %s not applied: %s", table_id, address, kind, command_id, exc.details())
             RESULTS.labels(kind, "refused").inc()
+            return
+        if exc.code() == grpc.StatusCode.ALREADY_EXISTS:
+            _second_result(table_id, command, command_id)
             return
         if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
             raise Unavailable(f"table {table_id}'s instance at {address} did not take {kind}: {exc.details()}") from exc

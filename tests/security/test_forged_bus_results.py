@@ -6,6 +6,7 @@ reader reads the table events and nothing else."""
 from __future__ import annotations
 
 import asyncio
+import urllib.request
 import uuid
 from collections.abc import AsyncIterator
 
@@ -98,7 +99,16 @@ def forged_settlement(bet: casino_pb2.BetView, die: int) -> bytes:
     return casino_pb2.CasinoEvent(event_id=f"{bet.bet_id}:settled", bet=won).SerializeToString()
 
 
+def results_counted(metrics_port: int, kind: str, outcome: str) -> float:
+    """The table service's count of sub-protocol results of `kind` consumed with `outcome` (its /metrics)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as reply:
+        lines = reply.read().decode().splitlines()
+    wanted = ("table_results_total{", f'kind="{kind}"', f'outcome="{outcome}"')
+    return sum(float(line.split()[-1]) for line in lines if all(w in line for w in wanted))
+
+
 async def test_a_forged_casino_result_is_refused_by_the_server_and_changes_no_table(
+    platform: Platform,
     users: BusUsers,
     stubs: tuple[table_pb2_grpc.TableServiceStub, casino_pb2_grpc.CasinoServiceStub],
     pool: asyncpg.Pool,
@@ -138,6 +148,18 @@ async def test_a_forged_casino_result_is_refused_by_the_server_and_changes_no_ta
     await js.publish(subject, forged, headers={"Nats-Msg-Id": f"forged-{uuid.uuid4().hex}"})
     applied = await table.settled()
     assert applied.players[seat].cash == cash - 1000 + 6000
+
+    # A second, different result for the same bet (here a win on another die) is dropped and acked, not
+    # redelivered: the first one applied stands.
+    metrics = platform.metrics_ports["table"]
+    before = results_counted(metrics, "SettleBet", "conflict")
+    await js.publish(subject, forged_settlement(bet, die=4), headers={"Nats-Msg-Id": f"forged-{uuid.uuid4().hex}"})
+    for _ in range(100):
+        if results_counted(metrics, "SettleBet", "conflict") > before:
+            break
+        await asyncio.sleep(0.05)
+    assert results_counted(metrics, "SettleBet", "conflict") == before + 1
+    assert (await table.state()).players[seat].cash == applied.players[seat].cash
 
 
 async def test_a_forged_auction_result_is_refused_by_the_server(users: BusUsers) -> None:
