@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from google.protobuf import descriptor_pb2
 
 from engine import EVENT_TYPES, codec
 from monopoly.v1 import common_pb2, events_pb2
@@ -202,3 +203,29 @@ def test_buf_breaking_fails_on_a_renumbering(tmp_path: Path, edit: tuple[str, st
     result = _buf_breaking(tmp_path, edit)
     assert result.returncode != 0
     assert complaint in result.stdout + result.stderr
+
+
+def _fields(image: bytes) -> set[tuple[str, str, int]]:
+    """Every field of a buf image, (message, field, number), nested messages by their full name."""
+    found: set[tuple[str, str, int]] = set()
+
+    def walk(prefix: str, messages: Any) -> None:
+        for message in messages:
+            name = f"{prefix}.{message.name}"
+            found.update((name, f.name, f.number) for f in message.field)
+            walk(name, message.nested_type)
+
+    for file in descriptor_pb2.FileDescriptorSet.FromString(image).file:  # a buf image reads as one
+        walk(file.package, file.message_type)
+    return found
+
+
+def test_every_field_of_the_schema_is_in_the_released_baseline(tmp_path: Path) -> None:
+    """A field that landed without `make proto-release` is not guarded by buf breaking: its number could
+    still move. Service-API fields are released with the commit that adds them (docs/SCHEMA.md)."""
+    assert BUF.exists(), "buf is missing: `make proto-check` (or `make test`) installs it"
+    built = tmp_path / "now.binpb"
+    subprocess.run([str(BUF), "build", "--exclude-source-info", "-o", str(built)], cwd=ROOT, check=True)
+    released = (ROOT / "proto" / "released" / "monopoly-v1.binpb").read_bytes()
+    unreleased = _fields(built.read_bytes()) - _fields(released)
+    assert not unreleased, f"fields not in the released baseline (run make proto-release): {sorted(unreleased)}"
