@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import gc
 import hashlib
 import operator
 import random
@@ -278,14 +279,38 @@ def _play_indexed(args: tuple[RunSpec, int]) -> GameResult:
     return GameResult(index, *[getattr(result, f) for f in GameResult.__slots__[1:]])
 
 
+#: The cyclic garbage collector's thresholds while games are played. A game allocates millions of
+#: short-lived objects that form no cycles (events, lists of them, copies of small states), and the
+#: default young-generation threshold (700 allocations) runs the collector every few commands with
+#: nothing to find. Raised for the run, never turned off, so a cycle is still collected. Measured on
+#: the compiled build, classic 4 players, medians of 4 interleaved runs: 700 (the default) 130,800
+#: player-turns/s; 5,000 136,500; 20,000 136,700; 100,000 136,600; the collector off 135,500.
+GAME_GC_THRESHOLD = (20_000, 10, 10)
+
+
+@contextlib.contextmanager
+def collector_tuned() -> Iterator[None]:
+    """`GAME_GC_THRESHOLD` while the block runs; what was allocated before it is frozen (never scanned
+    again: the modules, the config) until it ends. Worker processes forked inside inherit both."""
+    before = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(*GAME_GC_THRESHOLD)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
+
+
 def run_games(spec: RunSpec, workers: int = 1) -> Iterator[GameResult]:
     """Results in game order, played in `workers` processes."""
     jobs = ((spec, i) for i in range(spec.games))
-    if workers <= 1:
-        yield from map(_play_indexed, jobs)
-        return
-    with ProcessPoolExecutor(workers) as pool:
-        yield from pool.map(_play_indexed, jobs, chunksize=max(1, min(50, spec.games // (workers * 8) or 1)))
+    with collector_tuned():
+        if workers <= 1:
+            yield from map(_play_indexed, jobs)
+            return
+        with ProcessPoolExecutor(workers) as pool:
+            yield from pool.map(_play_indexed, jobs, chunksize=max(1, min(50, spec.games // (workers * 8) or 1)))
 
 
 @dataclass
@@ -388,10 +413,12 @@ __all__ = [
     "DEFAULT_THINK_MS",
     "LANDING_KEYS",
     "RULE_ENDS",
+    "GAME_GC_THRESHOLD",
     "TIMING_KEYS",
     "GameResult",
     "RunSpec",
     "Summary",
+    "collector_tuned",
     "events_bytes",
     "game_seed",
     "play_game",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gc
 import json
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from engine import AuctionStarted, Event, Moved, TableCreated, TableState, TurnEnded, check_invariants, classic, replay
 from engine.codec import state_to_data
 from monopoly_cli.main import main
-from sim.runner import TIMING_KEYS, RunSpec, events_bytes, play_game, simulate
+from sim.runner import GAME_GC_THRESHOLD, TIMING_KEYS, RunSpec, events_bytes, play_game, simulate
 
 REQUIRED_KEYS = {
     "games",
@@ -59,6 +60,16 @@ def test_workers_do_not_change_the_games() -> None:
     one = simulate(spec, workers=1).as_dict()
     two = simulate(spec, workers=2).as_dict()
     assert _without_timing(one) == _without_timing(two)
+
+
+def test_a_run_raises_the_collectors_thresholds_while_games_play_and_restores_them() -> None:
+    before = gc.get_threshold()
+    seen: list[tuple[int, int, int]] = []
+    summary = simulate(RunSpec(games=2, seed=3), progress=lambda done, total: seen.append(gc.get_threshold()))
+    assert summary.as_dict()["games"] == 2
+    assert seen == [GAME_GC_THRESHOLD, GAME_GC_THRESHOLD]
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0  # what was frozen for the run is collectable again
 
 
 def test_round_cap_ends_games_by_net_worth_and_is_counted() -> None:
