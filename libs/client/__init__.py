@@ -44,11 +44,11 @@ from engine import (
     Command,
     DeclineBet,
     Event,
+    Leave,
     PassBid,
     Phase,
     PlaceBet,
     ProposeTrade,
-    Surrender,
     TableState,
     codec,
     evolve,
@@ -349,13 +349,10 @@ class BotTable:
         return self.state
 
     async def resign(self, patience_s: float = 20.0) -> bool:
-        """Surrender this driver's seats (D2, R3) so a table left behind (a load run stopped at its
-        duration) ends instead of running on by time-outs; whether it has ended within `patience_s`.
-
-        D2 lets only the seat the game waits for surrender, in its own phases: whenever that is one
-        of ours it surrenders; refused (another phase: a card, jail, a payment), the seat's bot
-        makes its move so the game moves on. Another driver's seat, or a service's auction or bet,
-        is waited for. Call it once `play` has returned or been cancelled."""
+        """Leave the game with every seat of this driver still playing (R3: at any time, in any
+        phase, bankrupt to the bank), so a table left behind (a load run stopped at its duration)
+        ends instead of running on by time-outs; whether it has ended within `patience_s` (the
+        seats of another driver may play on). Call it once `play` has returned or been cancelled."""
         loop = asyncio.get_running_loop()
         give_up = loop.time() + patience_s
         request = table_pb2.GetTableRequest(table_id=self.table_id)
@@ -364,35 +361,23 @@ class BotTable:
             if view.finished:
                 return True
             state = codec.state_from_data(json.loads(view.state_json))
-            seat = state.actor
-            if seat in self.tokens and not state.paused:
-                bot = getattr(self, "_bots", {}).get(seat)
-                for command in (Surrender(seat), bot.choose(state, seat) if bot is not None else None):
-                    if command is None:
-                        continue
-                    try:
-                        reply = await self.stub.SubmitCommand(
-                            table_pb2.SubmitCommandRequest(
-                                table_id=self.table_id,
-                                command_id=uuid.uuid4().hex,
-                                seat_token=self.tokens[seat],
-                                command=command_to_proto(command),
-                                expected_seq=state.seq,
-                            ),
-                            timeout=self.deadline_s,
-                        )
-                    except grpc.aio.AioRpcError as exc:
-                        if exc.code() not in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED):
-                            raise
-                        continue  # refused by the rules, or the table moved on: the next way, or read again
-                    if any(e.type == "GameEnded" for e in reply.events):
-                        return True
-                    break
-                else:
-                    if loop.time() >= give_up:
-                        return False
-                    await asyncio.sleep(RESIGN_POLL_S)
-                continue
+            for seat in [s for s in self.tokens if not state.players[s].bankrupt]:
+                try:
+                    reply = await self.stub.SubmitCommand(
+                        table_pb2.SubmitCommandRequest(
+                            table_id=self.table_id,
+                            command_id=uuid.uuid4().hex,
+                            seat_token=self.tokens[seat],
+                            command=command_to_proto(Leave(seat)),
+                        ),
+                        timeout=self.deadline_s,
+                    )
+                except grpc.aio.AioRpcError as exc:
+                    if exc.code() not in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED):
+                        raise
+                    continue  # the game ended meanwhile, or the seat is out already: read again
+                if any(e.type == "GameEnded" for e in reply.events):
+                    return True
             if loop.time() >= give_up:
                 return False
             await asyncio.sleep(RESIGN_POLL_S)

@@ -46,7 +46,7 @@ from .matchmaking import MatchmakingClient
 HIST_RANGE_US = (1, 300_000_000, 3)
 #: How often each generator process sends its snapshot.
 SNAPSHOT_S = 1.0
-#: Tables left (their seats surrendered) at once when a run stops at its duration.
+#: Tables left (their seats leave the game, R3) at once when a run stops at its duration.
 LEAVE_AT_ONCE = 32
 STATUSES = ("waiting", "forming", "playing", "finished", "failed")
 
@@ -92,7 +92,7 @@ class LoadSpec:
     #: watch streams); the ramp waits for one to open rather than pile calls up in a busy service, whose
     #: gRPC core cancels a call it has not taken within 30 s (bench/grpc_accept.py).
     opening: int = 64
-    #: A run stopped at its duration: the bots surrender the seats of the tables still playing, so the
+    #: A run stopped at its duration: the bots leave the tables still playing with every seat, so the
     #: platform is not left running them by time-outs (False: they play on without their bots).
     leave: bool = True
 
@@ -114,7 +114,7 @@ class Snapshot:
     failures: list[str] = field(default_factory=list)
     never_started: int = 0
     stalled: int = 0
-    #: Tables still playing when the run stopped whose bots surrendered every seat they held (`leave`).
+    #: Tables still playing when the run stopped whose bots left the game with every seat they held (`leave`).
     left: int = 0
     histogram: str = ""  # HdrHistogram.encode(), base64 text
     done: bool = False

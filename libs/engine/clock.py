@@ -240,9 +240,13 @@ def _check_back(state: TableState, cmd: ConfirmBack) -> None:
 
 
 def _do_back(ctx: Ctx, cmd: ConfirmBack) -> None:
-    state = ctx.state
     ctx.emit(BackConfirmed(cmd.seat))
-    if all(s in state.back for s in state.active_seats):
+    resume_if_back(ctx)
+
+
+def resume_if_back(ctx: Ctx) -> None:
+    state = ctx.state
+    if all(s in state.back for s in state.active_seats):  # E5: everyone still playing is back
         ctx.emit(ResumeScheduled(state.clock + state.config.clock.resume_countdown_seconds * 1000))
 
 

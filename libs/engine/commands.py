@@ -82,6 +82,13 @@ class Surrender(Command):
 
 
 @dataclass(slots=True)
+class Leave(Command):
+    """R3: leave the game, at any time, in turn or not; it counts as bankruptcy to the bank."""
+
+    seat: int
+
+
+@dataclass(slots=True)
 class Tick(Command):
     """E6: the table's clock reads `now` (game ms); due timers fire (E1, E2, E5)."""
 

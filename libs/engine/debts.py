@@ -5,13 +5,15 @@ there (its timer: `flow.start_payment_timer`); D2 surrender and bankruptcy
 when the debt cannot be raised (the step is `flow.bankrupt`, charged by
 `flow.charge`); D3 bankrupt to a player, D4 to the bank (X4: the teammate
 takes over), applied by `_ev_bankrupt`; D5 the winner and the places
-(`GameEnded`). The time-out's liquidation is E2's (clock.py).
+(`GameEnded`). The time-out's liquidation is E2's (clock.py). R3 leaving the
+game (`Leave`): any active player, at any time, bankrupt to the bank whoever
+they owe, where a surrender in debt to a player goes to that player (D3).
 """
 
 from __future__ import annotations
 
 from .auction import withdraw
-from .commands import Pay, Surrender
+from .commands import Leave, Pay, Surrender
 from .errors import RuleViolation
 from .events import GameEnded, LeftJail, PaymentDue, PaymentMade, PlayerBankrupt
 from .flow import (
@@ -21,6 +23,7 @@ from .flow import (
     CheckFn,
     Ctx,
     EffectFn,
+    active,
     actor,
     bankrupt,
     land,
@@ -43,6 +46,14 @@ def _check_pay(state: TableState, cmd: Pay) -> None:
 
 def _check_surrender(state: TableState, cmd: Surrender) -> None:
     actor(state, cmd.seat, MANAGE, rule="D2")
+
+
+def _check_leave(state: TableState, cmd: Leave) -> None:
+    active(state, cmd.seat)  # in any phase and out of turn; paused too (E5 then waits for one fewer)
+
+
+def _do_leave(ctx: Ctx, cmd: Leave) -> None:
+    bankrupt(ctx, cmd.seat, BANK, BankruptCause.SURRENDER)
 
 
 def do_pay(ctx: Ctx, cmd: Pay) -> None:
@@ -158,6 +169,7 @@ def _ev_game_ended(s: TableState, e: GameEnded) -> None:
 COMMANDS: dict[type, tuple[CheckFn, EffectFn]] = {
     Pay: (_check_pay, do_pay),
     Surrender: (_check_surrender, _do_surrender),
+    Leave: (_check_leave, _do_leave),
 }
 
 EVENTS: dict[type, ApplyFn] = {

@@ -113,6 +113,8 @@ class Steps:
     mortgage_fee: Callable[[Ctx, int, int], None]
     #: E5 (clock): pause once every active player agreed.
     pause_if_agreed: Callable[[Ctx], None]
+    #: E5 (clock): schedule the resume once every active player confirmed being back.
+    resume_if_back: Callable[[Ctx], None]
 
 
 STEPS: Final = Steps()
@@ -440,6 +442,8 @@ def bankrupt(ctx: Ctx, seat: int, creditor: int, cause: BankruptCause = Bankrupt
             after_auction(ctx, settled, reason, seller)
     if state.vote_deadline >= 0 and not game_decided(state):
         STEPS.pause_if_agreed(ctx)  # E5: the one who had not answered has left
+    if state.paused and state.resume_at < 0 and not game_decided(state):
+        STEPS.resume_if_back(ctx)  # E5: the one who had not confirmed has left (R3)
     if game_decided(state):
         if state.config.teams:  # X4: the last team standing wins; the team places are 1 and 2
             team = active[0] % 2

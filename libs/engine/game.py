@@ -137,6 +137,7 @@ flow.STEPS.draw_card = decks.draw_card
 flow.STEPS.expire_mortgages = mortgages.expire_mortgages
 flow.STEPS.mortgage_fee = mortgages.mortgage_fee
 flow.STEPS.pause_if_agreed = clock.pause_if_agreed
+flow.STEPS.resume_if_back = clock.resume_if_back
 
 # Each event class applies itself: one attribute lookup instead of a dict lookup on its type per event.
 for _cls, _fn in _EVOLVE.items():
@@ -256,7 +257,8 @@ def legal_commands(state: TableState, seat: int) -> list[Command]:
     """Every legal game move of `seat` now (while paused: confirming one is back).
 
     Pause requests and votes, open to every player at any time, come from
-    `pause_commands`.
+    `pause_commands`; leaving the game (R3's `Leave`, open to every active player
+    at any time) is never listed, so no bot picks it as a move.
 
     Amount-valued commands are listed at their smallest legal value (a bid at
     the minimum); trade proposals are not listed (their terms are open).

@@ -52,7 +52,7 @@ class BankruptCause(StrEnum):
     """Why a player left the game (PlayerBankrupt)."""
 
     DEBT = "debt"  # D2: a debt that could not be raised
-    SURRENDER = "surrender"  # R3
+    SURRENDER = "surrender"  # D2 a surrender, R3 leaving the game
     TIMEOUT = "timeout"  # E2: too many timed-out turns
 
 

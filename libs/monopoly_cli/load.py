@@ -48,7 +48,7 @@ def add(sub: Subcommands) -> None:
     load.add_argument(
         "--keep-tables",
         action="store_true",
-        help="at --duration, leave the tables still playing as they are (default: their bots surrender)",
+        help="at --duration, leave the tables still playing as they are (default: their bots leave the game, R3)",
     )
     load.add_argument("--json", type=Path, default=None, help="write the report here as JSON")
     load.add_argument("--data-dir", type=Path, default=Path(".platform"), help="a `monopoly run` data dir")

@@ -13,10 +13,12 @@ from typing import Any
 from engine import (
     SYSTEM_COMMANDS,
     Command,
+    Leave,
     PlaceBet,
     RuleViolation,
     TableState,
     Tick,
+    check,
     codec,
     legal_commands,
     pause_commands,
@@ -114,7 +116,8 @@ def legal(state: TableState, seat: int) -> list[dict[str, Any]]:
 
     The casino's many number combinations (K1) are one entry with `max_numbers`; moves a
     service takes (bids at an external auction: the browser reads the auction service's view)
-    are left out; a trade proposal (T1/T6) is one entry when the window is open.
+    are left out; a trade proposal (T1/T6) is one entry when the window is open; leaving (R3)
+    is the last entry while the seat plays.
     """
     if seat < 0 or state.finished:
         return []
@@ -136,6 +139,11 @@ def legal(state: TableState, seat: int) -> list[dict[str, Any]]:
     try:
         trade_window(state, seat)
         out.append({"type": "ProposeTrade"})
+    except RuleViolation:
+        pass
+    try:
+        check(state, Leave(seat))  # R3: open to every active player at any time
+        out.append({"type": "Leave"})
     except RuleViolation:
         pass
     return out

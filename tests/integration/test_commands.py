@@ -15,14 +15,17 @@ from bots import make_bot
 from client import BotTable, bot_service_token, platform_channel
 from client.platform import Platform
 from engine import (
+    BANK,
     Bid,
     Build,
     BuyProperty,
     Command,
     EndTurn,
+    Leave,
     Pay,
     PayJailFine,
     PlaceBet,
+    PlayerBankrupt,
     ProposeTrade,
     Roll,
     SettleBet,
@@ -42,7 +45,7 @@ from monopoly.v1 import (
 )
 from servicekit import auth
 from servicekit.settings import token_secret
-from servicekit.wire import command_to_proto
+from servicekit.wire import command_to_proto, event_from_proto
 
 from .helpers import TIMEOUT, event_rows, get, rule_id
 
@@ -400,6 +403,23 @@ async def test_a_command_out_of_turn_is_refused_with_g2_and_changes_nothing(
     assert (after.actor, after.phase) == (view.actor, view.phase)
     answer = await stub.SubmitCommand(request(table, Roll(view.actor), command_id="out-of-turn"), timeout=30)
     assert "DiceRolled" in [e.type for e in answer.events]
+
+
+async def test_R3_a_player_leaves_out_of_turn_through_the_api_and_a_second_leave_is_refused_g1(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool, table: BotTable
+) -> None:
+    view = await get(stub, table.table_id)
+    seat = other_seat(view, table.players)
+    answer = await stub.SubmitCommand(request(table, Leave(seat), command_id="leave"), timeout=30)
+    bankrupt = [e for e in answer.events if e.type == "PlayerBankrupt"]
+    assert len(bankrupt) == 1
+    left = event_from_proto(bankrupt[0].payload)
+    assert isinstance(left, PlayerBankrupt) and (left.seat, left.creditor, left.cause) == (seat, BANK, "surrender")
+    after = await get(stub, table.table_id)
+    assert after.actor == view.actor  # the turn is not the leaver's: it goes on
+    exc = await refused(stub, request(table, Leave(seat), command_id="leave-again"))
+    assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION, exc.details()
+    assert rule_id(exc) == "G1"
 
 
 ILLEGAL: dict[str, tuple[Callable[[int], Command], str]] = {

@@ -59,7 +59,7 @@ async def test_tables_of_bots_through_two_generator_processes_are_all_counted(
 async def test_a_run_stopped_at_its_duration_leaves_its_tables_ended_unless_asked_to_keep_them(
     platform: Platform, tmp_path: Path
 ) -> None:
-    """At --duration the bots surrender their seats (D2, R3): the platform is not left running the
+    """At --duration the bots leave the game with their seats (R3): the platform is not left running the
     tables by time-outs. The count comes from the table service's own view of each table."""
     args = ("--table", platform.table_target, "--via", "create", "--tables", "3", "--think", "0.5", "--duration", "5")
     code, report, err = load(tmp_path, *args)

@@ -130,6 +130,12 @@ class ExecuteTrade(_message.Message):
     take_cards: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, seat: _Optional[int] = ..., trade_id: _Optional[int] = ..., counterparty: _Optional[int] = ..., turn_no: _Optional[int] = ..., give_cash: _Optional[int] = ..., give_squares: _Optional[_Iterable[int]] = ..., take_cash: _Optional[int] = ..., take_squares: _Optional[_Iterable[int]] = ..., give_cards: _Optional[_Iterable[int]] = ..., take_cards: _Optional[_Iterable[int]] = ...) -> None: ...
 
+class Leave(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
 class LiftMortgage(_message.Message):
     __slots__ = ("seat", "square")
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -267,7 +273,7 @@ class VotePause(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., yes: _Optional[bool] = ...) -> None: ...
 
 class CommandPayload(_message.Message):
-    __slots__ = ("accept_trade", "auction_mortgaged", "bid", "build", "buy_property", "choose_bus_move", "choose_square", "claim_rent", "confirm_back", "decline_bet", "decline_property", "decline_trade", "demolish", "end_turn", "execute_trade", "lift_mortgage", "mortgage", "pass_bid", "pay", "pay_jail_fine", "place_bet", "propose_trade", "request_pause", "roll", "sell_building", "settle_auction", "settle_bet", "surrender", "tick", "use_jail_card", "vote_pause")
+    __slots__ = ("accept_trade", "auction_mortgaged", "bid", "build", "buy_property", "choose_bus_move", "choose_square", "claim_rent", "confirm_back", "decline_bet", "decline_property", "decline_trade", "demolish", "end_turn", "execute_trade", "lift_mortgage", "mortgage", "pass_bid", "pay", "pay_jail_fine", "place_bet", "propose_trade", "request_pause", "roll", "sell_building", "settle_auction", "settle_bet", "surrender", "tick", "use_jail_card", "vote_pause", "leave")
     ACCEPT_TRADE_FIELD_NUMBER: _ClassVar[int]
     AUCTION_MORTGAGED_FIELD_NUMBER: _ClassVar[int]
     BID_FIELD_NUMBER: _ClassVar[int]
@@ -299,6 +305,7 @@ class CommandPayload(_message.Message):
     TICK_FIELD_NUMBER: _ClassVar[int]
     USE_JAIL_CARD_FIELD_NUMBER: _ClassVar[int]
     VOTE_PAUSE_FIELD_NUMBER: _ClassVar[int]
+    LEAVE_FIELD_NUMBER: _ClassVar[int]
     accept_trade: AcceptTrade
     auction_mortgaged: AuctionMortgaged
     bid: Bid
@@ -330,4 +337,5 @@ class CommandPayload(_message.Message):
     tick: Tick
     use_jail_card: UseJailCard
     vote_pause: VotePause
-    def __init__(self, accept_trade: _Optional[_Union[AcceptTrade, _Mapping]] = ..., auction_mortgaged: _Optional[_Union[AuctionMortgaged, _Mapping]] = ..., bid: _Optional[_Union[Bid, _Mapping]] = ..., build: _Optional[_Union[Build, _Mapping]] = ..., buy_property: _Optional[_Union[BuyProperty, _Mapping]] = ..., choose_bus_move: _Optional[_Union[ChooseBusMove, _Mapping]] = ..., choose_square: _Optional[_Union[ChooseSquare, _Mapping]] = ..., claim_rent: _Optional[_Union[ClaimRent, _Mapping]] = ..., confirm_back: _Optional[_Union[ConfirmBack, _Mapping]] = ..., decline_bet: _Optional[_Union[DeclineBet, _Mapping]] = ..., decline_property: _Optional[_Union[DeclineProperty, _Mapping]] = ..., decline_trade: _Optional[_Union[DeclineTrade, _Mapping]] = ..., demolish: _Optional[_Union[Demolish, _Mapping]] = ..., end_turn: _Optional[_Union[EndTurn, _Mapping]] = ..., execute_trade: _Optional[_Union[ExecuteTrade, _Mapping]] = ..., lift_mortgage: _Optional[_Union[LiftMortgage, _Mapping]] = ..., mortgage: _Optional[_Union[Mortgage, _Mapping]] = ..., pass_bid: _Optional[_Union[PassBid, _Mapping]] = ..., pay: _Optional[_Union[Pay, _Mapping]] = ..., pay_jail_fine: _Optional[_Union[PayJailFine, _Mapping]] = ..., place_bet: _Optional[_Union[PlaceBet, _Mapping]] = ..., propose_trade: _Optional[_Union[ProposeTrade, _Mapping]] = ..., request_pause: _Optional[_Union[RequestPause, _Mapping]] = ..., roll: _Optional[_Union[Roll, _Mapping]] = ..., sell_building: _Optional[_Union[SellBuilding, _Mapping]] = ..., settle_auction: _Optional[_Union[SettleAuction, _Mapping]] = ..., settle_bet: _Optional[_Union[SettleBet, _Mapping]] = ..., surrender: _Optional[_Union[Surrender, _Mapping]] = ..., tick: _Optional[_Union[Tick, _Mapping]] = ..., use_jail_card: _Optional[_Union[UseJailCard, _Mapping]] = ..., vote_pause: _Optional[_Union[VotePause, _Mapping]] = ...) -> None: ...
+    leave: Leave
+    def __init__(self, accept_trade: _Optional[_Union[AcceptTrade, _Mapping]] = ..., auction_mortgaged: _Optional[_Union[AuctionMortgaged, _Mapping]] = ..., bid: _Optional[_Union[Bid, _Mapping]] = ..., build: _Optional[_Union[Build, _Mapping]] = ..., buy_property: _Optional[_Union[BuyProperty, _Mapping]] = ..., choose_bus_move: _Optional[_Union[ChooseBusMove, _Mapping]] = ..., choose_square: _Optional[_Union[ChooseSquare, _Mapping]] = ..., claim_rent: _Optional[_Union[ClaimRent, _Mapping]] = ..., confirm_back: _Optional[_Union[ConfirmBack, _Mapping]] = ..., decline_bet: _Optional[_Union[DeclineBet, _Mapping]] = ..., decline_property: _Optional[_Union[DeclineProperty, _Mapping]] = ..., decline_trade: _Optional[_Union[DeclineTrade, _Mapping]] = ..., demolish: _Optional[_Union[Demolish, _Mapping]] = ..., end_turn: _Optional[_Union[EndTurn, _Mapping]] = ..., execute_trade: _Optional[_Union[ExecuteTrade, _Mapping]] = ..., lift_mortgage: _Optional[_Union[LiftMortgage, _Mapping]] = ..., mortgage: _Optional[_Union[Mortgage, _Mapping]] = ..., pass_bid: _Optional[_Union[PassBid, _Mapping]] = ..., pay: _Optional[_Union[Pay, _Mapping]] = ..., pay_jail_fine: _Optional[_Union[PayJailFine, _Mapping]] = ..., place_bet: _Optional[_Union[PlaceBet, _Mapping]] = ..., propose_trade: _Optional[_Union[ProposeTrade, _Mapping]] = ..., request_pause: _Optional[_Union[RequestPause, _Mapping]] = ..., roll: _Optional[_Union[Roll, _Mapping]] = ..., sell_building: _Optional[_Union[SellBuilding, _Mapping]] = ..., settle_auction: _Optional[_Union[SettleAuction, _Mapping]] = ..., settle_bet: _Optional[_Union[SettleBet, _Mapping]] = ..., surrender: _Optional[_Union[Surrender, _Mapping]] = ..., tick: _Optional[_Union[Tick, _Mapping]] = ..., use_jail_card: _Optional[_Union[UseJailCard, _Mapping]] = ..., vote_pause: _Optional[_Union[VotePause, _Mapping]] = ..., leave: _Optional[_Union[Leave, _Mapping]] = ...) -> None: ...

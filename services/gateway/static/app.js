@@ -380,6 +380,7 @@ const LABELS = {
   PayJailFine: "Pay jail fine", UseJailCard: "Use jail card", Surrender: "Surrender", ClaimRent: "Claim rent",
   RequestPause: "Ask for a pause", ConfirmBack: "I'm back", Bid: "Bid", PassBid: "Pass",
   AcceptTrade: "Accept trade", DeclineTrade: "Decline trade", DeclineBet: "Decline bet",
+  Leave: "Leave the game",
 };
 
 function label(c) {
@@ -412,7 +413,11 @@ function renderCommands() {
   if (table.seat < 0) return box.replaceChildren(h("em", {}, "Spectators see every move; only players act."));
   const simple = table.legal.filter((c) => !["PlaceBet", "ProposeTrade"].includes(c.type));
   box.replaceChildren(...simple.map((c) =>
-    h("button", { class: "cmd", "data-type": c.type, "data-square": c.square, onclick: () => send(strip(c)) }, label(c))));
+    h("button", {
+      class: c.type === "Leave" ? "cmd danger" : "cmd", "data-type": c.type, "data-square": c.square,
+      // R3: leaving is bankruptcy to the bank, and cannot be taken back
+      onclick: () => (c.type !== "Leave" || confirm("Leave the game? You go bankrupt to the bank.")) && send(strip(c)),
+    }, label(c))));
 }
 
 const strip = (c) => {
