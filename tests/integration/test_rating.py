@@ -252,7 +252,7 @@ async def test_the_same_game_ended_delivered_again_changes_nothing(
         assert len(await history(rating, p)) == 1
 
 
-async def test_a_custom_game_gives_half_xp_and_no_rating_nor_achievements(
+async def test_R2_a_custom_game_gives_half_xp_and_no_rating_nor_achievements(
     rating: rating_pb2_grpc.RatingServiceStub, js: JetStreamContext
 ) -> None:
     players = names("hal", "ivy", "jon")
@@ -286,7 +286,7 @@ def min_real_ms(platform: Platform) -> int:
     ],
     ids=["bot", "9-rounds", "shorter-than-the-real-minutes"],
 )
-async def test_games_that_fail_r1_are_not_rated_and_history_says_why(
+async def test_R1_games_that_fail_it_are_not_rated_and_history_says_why(
     rating_platform: Platform,
     rating: rating_pb2_grpc.RatingServiceStub,
     js: JetStreamContext,

@@ -58,7 +58,7 @@ def test_bots_are_named_bot_or_after_a_bot_kind(name: str, bot: bool) -> None:
     assert is_bot(name) is bot
 
 
-def test_a_clean_classic_game_is_rated_with_full_xp_and_rewards() -> None:
+def test_R1_a_clean_classic_game_is_rated_with_full_xp_and_rewards() -> None:
     v = judge(game(), R1)
     assert (v.rated, v.xp_halves, v.rewards, v.reason) == (True, 2, True, "")
 
@@ -74,7 +74,7 @@ def test_a_clean_classic_game_is_rated_with_full_xp_and_rewards() -> None:
         ({"ruleset": "hasbro"}, "hasbro rule set"),
     ],
 )
-def test_r1_failures_are_unrated_without_xp_or_rewards(changes: dict[str, object], why: str) -> None:
+def test_R1_failures_are_unrated_without_xp_or_rewards(changes: dict[str, object], why: str) -> None:
     v = judge(game(**changes), R1)
     assert not v.rated and v.xp_halves == 0 and not v.rewards and why in v.reason
 
@@ -127,7 +127,7 @@ def test_exactly_ten_rounds_and_ten_minutes_qualify() -> None:
     assert judge(game(rounds=10, real_ms=MIN_REAL_MS), R1).rated
 
 
-def test_custom_is_never_rated_gives_half_xp_when_clean_and_no_rewards() -> None:
+def test_R2_custom_is_never_rated_gives_half_xp_when_clean_and_no_rewards() -> None:
     clean = judge(game("custom"), R1)
     assert (clean.rated, clean.xp_halves, clean.rewards) == (False, 1, False) and clean.reason.startswith("R2")
     dirty = judge(game("custom", rounds=3), R1)
