@@ -372,6 +372,8 @@ def test_G10_same_seed_and_commands_give_the_same_game_event_for_event(seed: int
         {"type": "Roll", "seat": 1.0},
         {"type": "Roll", "seat": [0]},
         {"type": "Roll", "seat": {"seat": 0}},
+        {"type": "Leave", "seat": "0"},
+        {"type": "Leave"},
         {"type": "Build", "seat": 0},
         {"type": "Build", "seat": 0, "square": "5"},
         {"type": "Mortgage", "square": 5},
