@@ -56,6 +56,9 @@ def _check_build(state: TableState, cmd: Build) -> None:
             raise RuleViolation("P10", "the bank has no hotel left")
         if kind == 1 and state.bank_houses() < 1:
             raise RuleViolation("P10", "the bank has no house left")
+        if cfg.building_auction and state.auction is not None and _building_bidders(state, cmd.seat, kind):
+            # One auction at a time: a scarce building waits until the one running has ended.
+            raise RuleViolation("P10", "buildings are short and an auction is running: build once it has ended")
     if state.players[cmd.seat].cash < square.house_cost:
         raise RuleViolation("P5", f"a building costs ${square.house_cost}")
 

@@ -569,6 +569,30 @@ def test_P10_when_several_want_more_houses_than_the_bank_holds_they_are_auctione
     assert t.state.players[o].cash == cash and t.state.won_buildings == []
 
 
+def test_P10_a_scarce_building_is_not_auctioned_over_an_auction_already_running() -> None:
+    """Building while a square's auction runs would start a building auction over it (and lose the
+    square's): refused until that auction has ended, when the building auction may start."""
+    t = table()
+    c = t.state.current
+    o, x = other(t.state, c), other(t.state, c, 2)
+    _built(t, x, {31: 4, 32: 4, 34: 4, 26: 4, 27: 4, 29: 4})
+    _built(t, o, {11: 3, 13: 2, 14: 2})
+    give(t.state, x, 1, 3)
+    assert t.state.bank_houses() == 1
+    place(t.state, c, 36)
+    force_dice(t.state, 1, 2)
+    t.do(Roll(c))  # Boardwalk, unowned
+    t.do(engine.DeclineProperty(c))
+    auction = t.state.auction
+    assert auction is not None and auction.square == 39
+    refused(t, Build(x, 1), "P10")
+    assert not any(isinstance(cmd, Build) and cmd.square == 1 for cmd in engine.legal_commands(t.state, x))
+    while t.state.auction is auction:
+        t.do(PassBid(t.state.actor))
+    events = t.do(Build(x, 1))  # the square's auction is over: the house is auctioned now
+    assert any(isinstance(e, AuctionStarted) and e.square == 1 and e.reason == "house" for e in events)
+
+
 # -- T6 ---------------------------------------------------------------------------------------------------
 
 
