@@ -386,7 +386,8 @@ def start_auction(
 
 
 def after_auction(ctx: Ctx, settled: auctions.AuctionSettled, reason: AuctionReason, seller: int = BANK) -> None:
-    """A3: the winning bid is a mandatory payment; then the next M3 or D4 auction, if any."""
+    """A3: the winning bid is a mandatory payment; then the next M3 or D4 auction, if any, or the M3
+    expiry the turn's start put off while this auction ran."""
     if settled.winner != BANK:
         if seller != BANK:  # X3: the seller gets the price less the lifting cost
             cfg = ctx.state.config
@@ -406,6 +407,8 @@ def after_auction(ctx: Ctx, settled: auctions.AuctionSettled, reason: AuctionRea
         STEPS.expire_mortgages(ctx)
     elif reason == AuctionReason.BANKRUPT:
         auction_returned(ctx)
+    elif not ctx.state.rolled:  # M3: a turn that started while this auction ran (its player left, R3)
+        STEPS.expire_mortgages(ctx)
 
 
 def auction_returned(ctx: Ctx) -> None:

@@ -12,6 +12,8 @@ from engine import (
     DeclineProperty,
     GameEnded,
     Leave,
+    LiftMortgage,
+    MortgageExpired,
     PassBid,
     Phase,
     PlayerBankrupt,
@@ -146,3 +148,25 @@ def test_R3_a_game_with_players_leaving_at_random_moments_replays_to_the_same_st
         commands += 1
     assert sum(isinstance(e, PlayerBankrupt) and e.creditor == BANK for e in events) >= 2
     assert state_to_data(replay(events)) == state_to_data(state)
+
+
+def test_R3_M3_a_turn_started_during_an_auction_still_loses_its_expired_mortgage_once_the_auction_ends() -> None:
+    """The player to act leaves during the auction of a square they declined: the next player's turn
+    starts while that auction runs, and their mortgage past the limit goes to auction once it ends."""
+    t = Table(4, seed=1)
+    a = t.state.current
+    b = t.state.order[1]
+    give(t.state, b, 1)
+    t.state.mortgaged_round[1] = 1
+    t.state.round = 8
+    place(t.state, a, 36)
+    force_dice(t.state, 1, 2)
+    t.do(Roll(a))  # square 39, unowned
+    t.do(DeclineProperty(a))
+    events = t.do(Leave(a))
+    assert TurnStarted(b, 8) in events and t.state.auction is not None and t.state.auction.square == 39
+    while t.state.auction is not None and t.state.auction.square == 39:
+        events = t.do(PassBid(t.state.actor))
+    assert MortgageExpired(b, 1) in events
+    assert t.state.auction is not None and t.state.auction.square == 1
+    assert not any(isinstance(c, LiftMortgage) for c in legal_commands(t.state, b))
