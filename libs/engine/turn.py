@@ -57,6 +57,12 @@ SPEED_BUS: Final = 5
 SPEED_FACES: Final = (1, 2, 3, SPEED_MR_MONOPOLY, SPEED_MR_MONOPOLY, SPEED_BUS)
 
 
+def is_triple(d1: int, d2: int, speed: int) -> bool:
+    """X6: three equal numbers. Mr. Monopoly and the bus are faces, not numbers: a pair of 4s or 5s
+    beside them is doubles, not a triple (their codes, 4 and 5, are no pips)."""
+    return 0 < speed <= 3 and d1 == d2 == speed
+
+
 def set_turn_order(ctx: Ctx) -> None:
     """G1: the turn order, fixed at the start. Online: a random seat order from the table's seed.
     Hasbro (`opening_roll`): every player throws the dice, in seating order, each throw a
@@ -134,7 +140,7 @@ def do_roll(ctx: Ctx, cmd: Roll) -> None:
         ctx.emit(SentToJail(seat, JailReason.THIRD_DOUBLES))
         end_turn(ctx)
         return
-    elif speed == SPEED_BUS or (d1 == d2 == speed):  # X6: bus, or a triple
+    elif speed == SPEED_BUS or is_triple(d1, d2, speed):  # X6: bus, or a triple
         ctx.emit(ChoiceOffered(seat, ChoiceKind.BUS if speed == SPEED_BUS else ChoiceKind.TRIPLE))
         return
     move(ctx, seat, d1 + d2 + (speed if speed <= 3 else 0))
@@ -228,7 +234,7 @@ def _ev_dice(s: TableState, e: DiceRolled) -> None:
     s.speed = e.speed
     s.mr_monopoly = e.speed == SPEED_MR_MONOPOLY
     player = s.players[e.seat]
-    double = e.d1 == e.d2 and e.d1 != e.speed  # X6: a triple is not doubles
+    double = e.d1 == e.d2 and not is_triple(e.d1, e.d2, e.speed)  # X6: a triple is not doubles
     if player.in_jail:
         s.roll_again = False  # J3
         if not double:

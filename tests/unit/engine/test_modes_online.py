@@ -994,6 +994,32 @@ def test_X6_doubles_with_a_different_face_still_count() -> None:
     assert t.state.doubles == 1
 
 
+def test_X6_a_pair_of_4s_with_mr_monopoly_is_doubles_not_a_triple() -> None:
+    """Mr. Monopoly's code is 4, but the face is no number: 4-4 beside it moves 8, Mr. Monopoly
+    follows, and the doubles give another roll."""
+    t = speed_table()
+    seat = t.state.current
+    force_speed(t.state, 4, 4, MR)
+    events = t.do(Roll(seat))
+    assert not of(events, ChoiceOffered)
+    assert of(events, Moved)[0] == Moved(seat, 0, 8)
+    assert t.state.doubles == 1 and t.state.roll_again
+
+
+def test_X6_a_pair_of_5s_with_the_bus_is_doubles() -> None:
+    """The bus's code is 5: 5-5 beside it is a bus ride and doubles (another roll), not a triple."""
+    t = speed_table()
+    seat = t.state.current
+    force_speed(t.state, 5, 5, BUS)
+    events = t.do(Roll(seat))
+    assert of(events, ChoiceOffered) == [ChoiceOffered(seat, "bus")]
+    assert t.state.doubles == 1
+    t.do(ChooseBusMove(seat, 5))
+    if t.state.phase is Phase.BUY:
+        t.do(BuyProperty(seat))
+    assert t.state.phase is Phase.PRE_ROLL  # G3: the doubles roll again
+
+
 # -- every mode: whole games, invariants, replay ------------------------------------------------------
 
 
