@@ -155,7 +155,7 @@ def _default_action(ctx: Ctx, seat: int) -> None:
     elif phase is Phase.BUY:
         do_decline(ctx, DeclineProperty(seat))
     elif phase is Phase.PAYMENT:
-        _liquidate_and_pay(ctx, seat)
+        _liquidate_and_pay(ctx, state.payments[0].debtor)  # the debtor's assets, whoever's turn it is
     elif phase is Phase.CASINO:
         do_decline_bet(ctx, casino.DeclineBet(seat))
     elif phase is Phase.CHOICE:

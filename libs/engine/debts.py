@@ -143,7 +143,13 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
     player.in_jail = False
     player.place = e.place
     s.eliminated.append(e.seat)
+    first = s.payments[0] if s.payments else None
     s.payments = [p for p in s.payments if p.debtor != e.seat and p.creditor != e.seat]
+    if first is not None and (not s.payments or s.payments[0] is not first):  # the one due first went
+        if s.payments:
+            start_payment_timer(s)  # D1, E1: the next debtor's own timer
+        if first.deadline >= 0:
+            restart_turn_timer(s)  # back from another player's debt, as when it is paid
     if s.trade is not None and e.seat in (s.trade.proposer, s.trade.counterparty):
         s.trade = None
     if s.auction is not None:

@@ -420,3 +420,29 @@ def test_D5_places_when_eliminations_happen_in_play_and_out_of_turn() -> None:
     expected = [0, 0, 0]
     expected[first], expected[second], expected[third] = 1, 3, 2
     assert events[-1] == GameEnded(first, tuple(expected), "last_player")
+
+
+def test_D1_E2_the_next_debtor_gets_its_own_debt_timer_when_the_one_before_goes_bankrupt() -> None:
+    """A birthday card: every other player owes the drawer. The first debtor surrenders; the next one
+    (short of cash, with a square to mortgage) gets the 60 s debt timer, and at its end the game
+    mortgages that debtor's square and pays from it; the drawer misses no turn."""
+    t = Table(4, seed=1)
+    drawer = t.state.current
+    first, second = t.state.order[1], t.state.order[2]
+    set_cash(t.state, second, 60)
+    give(t.state, second, 5)
+    t.state.deck.remove(BIRTHDAY)
+    t.state.deck.insert(0, BIRTHDAY)
+    place(t.state, drawer, 12)
+    force_dice(t.state, 2, 3)
+    t.do(Roll(drawer))
+    assert [p.debtor for p in t.state.payments][:2] == [first, second]
+    t.do(engine.Tick(10_000))
+    t.do(Surrender(first))
+    due = t.state.payments[0]
+    assert due.debtor == second and due.deadline == 10_000 + 60_000
+    events = t.do(engine.Tick(due.deadline))
+    assert PropertyMortgaged(second, 5, 1000) in events
+    assert PaymentMade(second, drawer, 100, "card", square=17) in events
+    assert t.state.players[second].cash == 60 + 1000 - 100
+    assert t.state.missed[drawer] == 0
