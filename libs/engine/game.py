@@ -153,11 +153,16 @@ COMMAND_TYPES: dict[str, type] = {cls.__name__: cls for cls in _RULES}
 # Starting a game and replaying one
 
 
+#: The rule that sets each online mode's number of players (the printed rules': H1).
+_PLAYERS_RULE: Final = {"classic": "X1", "speed": "X2", "duel": "X3", "team": "X4", "custom": "X5"}
+
+
 def new_game(config: TableConfig, players: Sequence[str], seed: int) -> tuple[TableState, list[Event]]:
     """A new table: its creation events (G1 turn order, the shuffled deck, the first turn)."""
     n = len(players)
     if not config.min_players <= n <= config.max_players:
-        raise RuleViolation("X1", f"{config.mode} takes {config.min_players}-{config.max_players} players, not {n}")
+        rule = _PLAYERS_RULE.get(config.mode, "H1" if config.ruleset == "hasbro" else "X1")
+        raise RuleViolation(rule, f"{config.mode} takes {config.min_players}-{config.max_players} players, not {n}")
     if config.deal_deeds_paid:
         dearest = sum(
             sorted((config.board.squares[sq].price for sq in config.board.purchasable), reverse=True)[

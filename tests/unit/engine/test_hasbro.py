@@ -320,8 +320,9 @@ def test_G1_the_opening_draws_the_dice_the_replay_moves_past() -> None:
 def test_H1_1500_each_2_to_6_players_200_salary_free_parking_does_nothing() -> None:
     t = table(players=6)
     assert all(p.cash == 1500 for p in t.state.players)
-    with pytest.raises(RuleViolation):
+    with pytest.raises(RuleViolation) as refused_seventh:
         new_game(hasbro(), [f"p{i}" for i in range(7)], 1)
+    assert refused_seventh.value.rule == "H1"
     c = t.state.current
     place(t.state, c, 37)
     force_dice(t.state, 1, 2)
