@@ -446,3 +446,25 @@ def test_D1_E2_the_next_debtor_gets_its_own_debt_timer_when_the_one_before_goes_
     assert PaymentMade(second, drawer, 100, "card", square=17) in events
     assert t.state.players[second].cash == 60 + 1000 - 100
     assert t.state.missed[drawer] == 0
+
+
+def test_D1_a_trade_proposed_in_debt_resolution_is_answered_on_the_debts_timer() -> None:
+    """The debt came late in the turn (its turn timer ran out meanwhile): the proposal the debtor makes
+    in its 60 s is not declined by the turn's timer at once; it is open until the debt's deadline."""
+    t = Table(3, seed=1)
+    debtor, creditor, other = t.state.order
+    give(t.state, creditor, 37, 39)
+    give(t.state, debtor, 5)
+    set_cash(t, debtor, 100)
+    t.do(engine.Tick(70_000))
+    land_on_39(t, debtor)
+    deadline = t.state.payments[0].deadline
+    assert deadline == 130_000 and t.state.turn_deadline < 80_000
+    t.do(engine.Tick(80_000))
+    t.do(engine.ProposeTrade(debtor, other, give_squares=(5,), take_cash=1500))
+    assert t.state.phase is Phase.TRADE and engine.next_deadline(t.state) == deadline
+    assert not [e for e in t.do(engine.Tick(80_001)) if isinstance(e, engine.TradeDeclined)]
+    trade = t.state.trade
+    assert trade is not None
+    t.do(engine.AcceptTrade(other, trade.trade_id))
+    assert t.state.players[debtor].cash == 1600 and t.state.owner[5] == other
