@@ -137,8 +137,9 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
     player.jail_cards.clear()
     if s.won_buildings:  # P10: unplaced buildings go back to the bank
         s.won_buildings = [w for w in s.won_buildings if w[0] != e.seat]
-    if s.claim and e.seat in (s.claim[0], s.claim[1]):
-        s.claim = ()
+    if s.claim:  # H2: the bankrupt's claims, and those on them, are gone
+        kept = [s.claim[i : i + 4] for i in range(0, len(s.claim), 4) if e.seat not in s.claim[i : i + 2]]
+        s.claim = tuple(n for claim in kept for n in claim)
     player.bankrupt = True
     player.in_jail = False
     player.place = e.place

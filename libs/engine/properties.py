@@ -32,8 +32,16 @@ def _check_claim(state: TableState, cmd: ClaimRent) -> None:
     if state.paused:
         raise RuleViolation("E5", "the game is paused: confirm you are back")
     active(state, cmd.seat)
-    if not state.claim or state.claim[1] != cmd.seat:
+    if claim_of(state.claim, cmd.seat) < 0:
         raise RuleViolation("H2", "no rent is yours to claim now")
+
+
+def claim_of(claims: tuple[int, ...], owner: int) -> int:
+    """H2: where `owner`'s first open claim starts in `claims` (four numbers each), or -1."""
+    for i in range(0, len(claims), 4):
+        if claims[i + 1] == owner:
+            return i
+    return -1
 
 
 def _do_buy(ctx: Ctx, cmd: BuyProperty) -> None:
@@ -50,7 +58,8 @@ def do_decline(ctx: Ctx, cmd: DeclineProperty) -> None:
 
 
 def _do_claim(ctx: Ctx, cmd: ClaimRent) -> None:
-    payer, owner, square, amount = ctx.state.claim
+    i = claim_of(ctx.state.claim, cmd.seat)
+    payer, owner, square, amount = ctx.state.claim[i : i + 4]
     ctx.emit(RentClaimed(cmd.seat))
     charge(ctx, payer, owner, amount, PaymentReason.RENT, square)
 
@@ -71,11 +80,17 @@ def _ev_declined(s: TableState, e: PurchaseDeclined) -> None:
 
 
 def _ev_claimable(s: TableState, e: RentClaimable) -> None:
-    s.claim = (e.payer, e.owner, e.square, e.amount)
+    s.claim += (e.payer, e.owner, e.square, e.amount)  # beside any still open (a doubles re-roll)
 
 
-def _ev_claim_closed(s: TableState, e: RentClaimed | RentClaimLapsed) -> None:
-    s.claim = ()
+def _ev_claimed(s: TableState, e: RentClaimed) -> None:
+    i = claim_of(s.claim, e.seat)
+    s.claim = s.claim[:i] + s.claim[i + 4 :]
+
+
+def _ev_lapsed(s: TableState, e: RentClaimLapsed) -> None:
+    i = claim_of(s.claim, e.owner)
+    s.claim = s.claim[:i] + s.claim[i + 4 :]
 
 
 COMMANDS: dict[type, tuple[CheckFn, EffectFn]] = {
@@ -89,6 +104,6 @@ EVENTS: dict[type, ApplyFn] = {
     PropertyBought: _ev_bought,
     PurchaseDeclined: _ev_declined,
     RentClaimable: _ev_claimable,
-    RentClaimed: _ev_claim_closed,
-    RentClaimLapsed: _ev_claim_closed,
+    RentClaimed: _ev_claimed,
+    RentClaimLapsed: _ev_lapsed,
 }

@@ -217,7 +217,8 @@ class TableState:
     #: P10: buildings won at a building auction and not yet placed, as (seat, level kind) pairs:
     #: kind 1 a house, 5 a hotel.
     won_buildings: list[tuple[int, int]] = field(default_factory=list)
-    #: H2: the rent the owner may still claim: (payer, owner, square, amount); empty when none.
+    #: H2: the rents their owners may still claim, four numbers each, in the order they arose:
+    #: (payer, owner, square, amount, payer, owner, ...); empty when none.
     claim: tuple[int, ...] = ()
 
     # -- derived -----------------------------------------------------------

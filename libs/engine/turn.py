@@ -123,8 +123,9 @@ def _check_square(state: TableState, cmd: ChooseSquare) -> None:
 def do_roll(ctx: Ctx, cmd: Roll) -> None:
     state = ctx.state
     seat = cmd.seat
-    if state.claim and state.claim[0] != seat:  # H2: the next player rolls, the claim lapses
-        ctx.emit(RentClaimLapsed(state.claim[1]))
+    if state.claim and state.claim[0] != seat:  # H2: the next player rolls, the open claims lapse
+        for owner in state.claim[1::4]:
+            ctx.emit(RentClaimLapsed(owner))
     d1, d2 = rng.dice(state.rng_seed, state.rng_counter)
     player = state.players[seat]
     was_in_jail = player.in_jail

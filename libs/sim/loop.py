@@ -77,7 +77,7 @@ def play_out(
         if extras:
             if landing is not None and rolling >= 0:
                 rolling = observe_roll(state, rolling, landing)
-            if claims and state.claim and not state.finished:  # H2: the owner always claims in time
+            while claims and state.claim and not state.finished:  # H2: the owners always claim in time
                 _record(state, apply(state, ClaimRent(state.claim[1])), played, show)
         if commands >= max_commands:
             raise RuntimeError(f"game seed {state.seed} did not end within {max_commands} commands")

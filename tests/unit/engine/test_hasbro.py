@@ -727,6 +727,31 @@ def test_H2_an_unclaimed_rent_lapses_when_the_next_player_rolls() -> None:
     refused(t, ClaimRent(o), "H2")
 
 
+def test_H2_two_rents_of_one_turn_stay_claimable_each_until_the_next_player_rolls() -> None:
+    """Doubles: the payer lands on two owners' squares in one turn; neither claim replaces the other,
+    each owner claims their own, and what is left lapses at the next player's roll."""
+    t = table(players=3, rent_claims=True)
+    payer = t.state.current
+    a, b = other(t.state, payer), other(t.state, payer, 2)
+    give(t.state, a, 6)
+    give(t.state, b, 9)
+    place(t.state, payer, 4)
+    force_dice(t.state, 1, 1, 1, 2)
+    assert RentClaimable(payer, a, 6, 6) in t.do(Roll(payer))
+    assert RentClaimable(payer, b, 9, 8) in t.do(Roll(payer))  # the doubles' re-roll
+    events = t.do(ClaimRent(a))
+    assert events[0] == RentClaimed(a) and PaymentDue(payer, a, 6, "rent", square=6) in events
+    refused(t, ClaimRent(a), "H2")  # claimed once
+    t.do(Pay(payer))
+    t.do(EndTurn(payer))
+    nxt = t.state.current
+    place(t.state, nxt, 20)
+    force_dice(t.state, 1, 2)
+    events = t.do(Roll(nxt))
+    assert events[0] == RentClaimLapsed(b) and not t.state.claim
+    refused(t, ClaimRent(b), "H2")
+
+
 # -- H3-H6: the short and timed games ---------------------------------------------------------------------------
 
 
