@@ -132,8 +132,9 @@ def trade_window(state: TableState, seat: int) -> None:
     """T1, T6: may `seat` propose a trade to be agreed at a trade service now?
 
     The trade service asks it of a proposal and the table of its execution, so the window is
-    written once. Online (T1): the player whose turn it is, before rolling, deciding a purchase
-    or paying. Hasbro (T6): any active player at any time the game is not paused.
+    written once. Online (T1): the seat the game waits for, before rolling, deciding a purchase or
+    paying (the player whose turn it is, or a debtor outside their turn). Hasbro (T6): any active
+    player at any time the game is not paused.
     """
     if state.finished:
         raise RuleViolation("D5", "the game is over")
@@ -142,12 +143,9 @@ def trade_window(state: TableState, seat: int) -> None:
     if state.config.trade.any_time:
         active(state, seat)
         return
-    if seat != state.current:
-        raise RuleViolation("T1", f"only the player whose turn it is (seat {state.current}) may propose")
-    if state.phase not in TRADE_WINDOWS:
-        raise RuleViolation(
-            "T1", f"proposals are made before rolling, deciding a purchase or paying, not in {state.phase.value}"
-        )
+    # As at the table (`_check_propose`): the seat the game waits for, in a window: the player whose
+    # turn it is, or a debtor paying outside their own turn (T1, D1).
+    actor(state, seat, TRADE_WINDOWS, rule="T1")
 
 
 def _check_propose(state: TableState, cmd: ProposeTrade) -> None:

@@ -648,7 +648,7 @@ def test_T1_online_a_trade_of_a_player_not_to_act_lapses_at_the_table() -> None:
     give(t.state, o, 1)
     with pytest.raises(RuleViolation) as info:
         engine.trade_window(t.state, o)
-    assert info.value.rule == "T1" and "whose turn" in info.value.message
+    assert info.value.rule == "T1" and "must act now" in info.value.message
     error = refused(t, engine.ExecuteTrade(o, 1, c, t.state.turn_no, give_squares=(1,), take_cash=1000), "T1")
     assert "lapsed" in error.message
 

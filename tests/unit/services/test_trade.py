@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
-from engine import BuyProperty, Pay, Roll, RuleViolation, apply, new_game
+from engine import (
+    BANK,
+    BuyProperty,
+    DeclineProperty,
+    Pay,
+    ProposeTrade,
+    Roll,
+    RuleViolation,
+    Scenario,
+    SettleAuction,
+    apply,
+    check,
+    new_game,
+)
 from engine.config import classic, duel, hasbro
 from services.trade.store import TradeRow
 from services.trade.trades import _reason_of, check_window, command_id, view
@@ -43,6 +58,28 @@ def test_a_payment_is_a_window_and_after_rolling_is_not() -> None:
     with pytest.raises(RuleViolation) as info:
         check_window(state, state.current)
     assert info.value.rule == "T1"
+
+
+def test_T1_a_debtor_outside_their_turn_proposes_and_the_player_to_wait_does_not_as_at_the_table() -> None:
+    """The trade service's window is the table's own (`_check_propose`): while another seat pays an
+    auction it won during this turn, that debtor may propose, and the player whose turn it is waits."""
+    config = dataclasses.replace(classic(), external=("auction", "trade"))
+    state = Scenario(players=("a", "b", "c"), config=config, positions={0: 0}, dice=((1, 2),)).state()
+    apply(state, Roll(0))
+    apply(state, DeclineProperty(0))
+    auction = state.auction
+    assert auction is not None
+    apply(state, SettleAuction(BANK, auction.auction_id, 1, auction.start_price))
+    assert state.current == 0 and state.actor == 1 and state.phase.value == "payment"
+    check_window(state, 1)
+    with pytest.raises(RuleViolation) as info:
+        check_window(state, 0)
+    assert info.value.rule == "T1"
+    at_the_table = dataclasses.replace(config, external=("auction",))
+    state.config = at_the_table  # the same position at a table that runs its own trades
+    check(state, ProposeTrade(1, 2, give_cash=100, take_cash=100))
+    with pytest.raises(RuleViolation):
+        check(state, ProposeTrade(0, 2, give_cash=100, take_cash=100))
 
 
 def test_T6_on_a_hasbro_table_any_active_player_proposes_at_any_time() -> None:
