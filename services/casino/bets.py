@@ -176,6 +176,8 @@ class Casino:
             raise RuleViolation("K1", f"bet {b.bet_id} is already settled")
         if b.status == "declined":
             raise RuleViolation("K1", f"bet {b.bet_id} is already declined")
+        if b.paused:  # E5: nothing moves on a paused table but players confirming they are back
+            raise RuleViolation("E5", "the game is paused: confirm you are back")
         return b, False
 
     async def place(self, table_id: str, seat: int, numbers: tuple[int, ...], bet_id: str = "") -> Bet:
@@ -192,7 +194,7 @@ class Casino:
                 return b
             if b.cash < rules.stake:
                 raise RuleViolation("K1", f"the stake is ${rules.stake}")
-            if not b.paused and b.deadline_unix_ms < wall_ms():  # E1: the timer declines it
+            if b.deadline_unix_ms < wall_ms():  # E1: the timer declines it
                 raise RuleViolation("K1", f"bet {b.bet_id}: the time to bet ran out")
             p = await store.pool(conn, table_id, lock=True)
             assert p is not None  # created with the bet

@@ -415,6 +415,14 @@ async def test_a_pause_freezes_the_bet_timer(
         await asyncio.sleep(0.05)
     await asyncio.sleep(max(0.0, (bet.deadline_unix_ms - time.time() * 1000) / 1000) + 1.0)
     assert (await casino.GetBet(casino_pb2.GetBetRequest(table_id=table.table_id))).status == "open"
+    for move in (
+        lambda: place_bet(casino, table.table_id, seat, table.tokens[seat], [1, 2, 3]),
+        lambda: decline(casino, table.table_id, seat, table.tokens[seat]),
+    ):  # E5: a paused table takes no bet and no decline, as when it runs its casino itself
+        with pytest.raises(grpc.aio.AioRpcError) as paused:
+            await move()
+        assert paused.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_id(paused.value) == "E5"
+    assert (await casino.GetBet(casino_pb2.GetBetRequest(table_id=table.table_id))).status == "open"
 
     await table.submit(ConfirmBack(seat))
     await table.submit(ConfirmBack(other))
