@@ -154,7 +154,10 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
     if s.trade is not None and e.seat in (s.trade.proposer, s.trade.counterparty):
         s.trade = None
     if s.auction is not None:
+        turn = s.auction.turn
         withdraw(s.auction, e.seat)
+        if s.auction.turn != turn:  # A1, E1: the next bidder has their own 20 s, not what was left
+            s.bid_deadline = s.clock + s.config.clock.bid_seconds * 1000
     if e.seat in s.pause_votes:
         s.pause_votes.remove(e.seat)
     if e.seat in s.back:

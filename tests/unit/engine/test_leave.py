@@ -20,6 +20,7 @@ from engine import (
     RequestPause,
     ResumeScheduled,
     Roll,
+    Tick,
     TurnStarted,
     VotePause,
     apply,
@@ -170,3 +171,17 @@ def test_R3_M3_a_turn_started_during_an_auction_still_loses_its_expired_mortgage
     assert MortgageExpired(b, 1) in events
     assert t.state.auction is not None and t.state.auction.square == 1
     assert not any(isinstance(c, LiftMortgage) for c in legal_commands(t.state, b))
+
+
+def test_R3_A1_the_bidder_after_one_who_leaves_has_their_own_20_seconds() -> None:
+    t = Table(4, seed=1)
+    a = t.state.current
+    place(t.state, a, 0)
+    force_dice(t.state, 1, 2)
+    t.do(Roll(a))
+    t.do(DeclineProperty(a))
+    first = t.state.actor
+    t.do(Tick(15_000))  # 5 s of the first bidder's 20 s left
+    t.do(Leave(first))
+    assert t.state.actor != first
+    assert t.state.bid_deadline == 15_000 + 20_000
