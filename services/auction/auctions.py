@@ -446,7 +446,9 @@ class Auctions:
                     continue
                 try:
                     if a.row.status != OPEN:
-                        raise RuleViolation("A1", f"auction {a.row.auction_id} is already {a.row.status}")
+                        raise RuleViolation(
+                            a.row.state.bid_rule, f"auction {a.row.auction_id} is already {a.row.status}"
+                        )
                     new, move, facts = play(a.row, command, wall_ms())
                 except RuleViolation:
                     if not last and await self._moved_elsewhere(a):
@@ -484,7 +486,7 @@ class Auctions:
             return a
         row = await self._row(table_id, auction_id)
         if row.status != OPEN:
-            raise RuleViolation("A1", f"auction {row.auction_id} is already {row.status}")
+            raise RuleViolation(row.state.bid_rule, f"auction {row.auction_id} is already {row.status}")
         a = self.open.get(table_id)  # adopted meanwhile (the sweep)
         if a is not None and a.row.auction_id == row.auction_id:
             return a

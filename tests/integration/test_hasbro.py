@@ -210,6 +210,9 @@ async def test_A2_every_player_bids_from_10_in_1_steps_at_the_auction_service_an
     view = await auctions.pass_(game.table_id, first, game.tokens[first])
     view = await auctions.pass_(game.table_id, second, game.tokens[second])
     assert (view.status, view.winner, view.price) == ("settled", me, 12)
+    with pytest.raises(grpc.aio.AioRpcError) as exc:  # a bid after the end names A2 here too
+        await auctions.bid(game.table_id, first, 13, game.tokens[first], auction_id=view.auction_id)
+    assert exc.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_id(exc.value) == "A2"
     # the table applies the service's result: the decliner owns the square and owes $12 (A3)
     state = await game.until(lambda s: s.auction is None)
     assert state.owner[square] == me
