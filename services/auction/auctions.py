@@ -155,9 +155,10 @@ def play(
 
 
 def withdrawn(row: AuctionRow, seat: int, now_ms: int) -> tuple[AuctionRow, list[auction_pb2.AuctionEvent]] | None:
-    """The auction after `seat` left the game (bankrupt), or None if that changes nothing here or
-    the table closes it itself (nobody left to bid: the table's AuctionSettled follows).
-    When only the high bidder is left, the auction is settled here."""
+    """The auction after `seat` left the game (bankrupt), or None if that changes nothing here.
+    When only the high bidder is left, or nobody, the auction is settled here: the table, which
+    never sees the passes made here, may still count bidders who passed. (When it counts nobody
+    either, it settles unsold itself and refuses this result as a second one.)"""
     if seat not in row.state.bidders:
         return None
     state = row.state.copy()
@@ -165,8 +166,6 @@ def withdrawn(row: AuctionRow, seat: int, now_ms: int) -> tuple[AuctionRow, list
     if state == row.state:
         return None
     settled = rules.result_if_closed(state)
-    if settled is not None and settled.winner == BANK:
-        return None  # nobody is left: the table settles it itself (D2) or the game is over
     new = dataclasses.replace(row, state=state, version=row.version + 1)
     if settled is not None:
         return new, [_settle(new, settled, now_ms)]

@@ -128,11 +128,28 @@ def test_D2_a_bankrupt_current_bidder_passes_the_turn_on() -> None:
     assert withdrawn(r, 3, T0) is None  # not a bidder
 
 
-def test_D2_the_last_bidder_leaving_is_left_to_the_table() -> None:
+def test_D2_the_last_bidder_leaving_settles_it_unsold_here() -> None:
     r = row()
     r, _ = withdrawn(r, 1, T0) or (r, [])
     r, _ = withdrawn(r, 2, T0) or (r, [])
-    assert withdrawn(r, 0, T0) is None  # nobody left: the table settles it itself
+    change = withdrawn(r, 0, T0)
+    assert change is not None
+    new, facts = change
+    assert [f.type for f in facts] == ["settled"] and (facts[0].winner, facts[0].price) == (BANK, 0)
+    assert new.status == "settled"
+
+
+def test_R3_the_last_live_bidder_leaving_after_the_others_passed_settles_it_at_once() -> None:
+    """The table never sees the passes made here, so it still counts those bidders and would not
+    settle: the service does, instead of waiting out the leaver's 20 s on a seat no longer playing."""
+    r = row()  # bidders 1, 2, 0; seat 1 to bid
+    r, _, _ = play(r, PassBid(1), T0)
+    r, _, _ = play(r, PassBid(2), T0)
+    change = withdrawn(r, 0, T0 + 5)
+    assert change is not None
+    new, facts = change
+    assert [f.type for f in facts] == ["settled"] and (facts[0].winner, facts[0].price) == (BANK, 0)
+    assert new.status == "settled"
 
 
 def test_E5_a_paused_game_stops_the_bidders_clock_and_refuses_bids_until_it_resumes() -> None:
