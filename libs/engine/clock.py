@@ -104,7 +104,9 @@ def _decision_deadline(state: TableState) -> int:
         return -1 if "auction" in state.config.external else state.bid_deadline
     if phase is Phase.CASINO and "casino" in state.config.external:
         return -1
-    if phase is Phase.TRADE:  # D1: a proposal made in debt resolution is answered on the debt's timer
+    if phase is Phase.TRADE:  # answered in a bid's time during an auction (T6), on a debt's timer (D1)
+        if state.auction is not None and "auction" not in state.config.external:
+            return state.bid_deadline
         debt = state.payments[0].deadline if state.payments else -1
         return debt if debt >= 0 else state.turn_deadline
     if phase is Phase.PAYMENT and state.payments[0].deadline >= 0:

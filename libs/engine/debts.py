@@ -28,9 +28,11 @@ from .flow import (
     bankrupt,
     land,
     move,
+    restart_bid_timer,
     restart_turn_timer,
     return_card,
     start_payment_timer,
+    teammates,
 )
 from .reasons import BankruptCause, JailExit
 from .state import BANK, Payment, TableState
@@ -142,6 +144,11 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
         s.claim = tuple(n for claim in kept for n in claim)
     player.bankrupt = True
     player.in_jail = False
+    if s.choice == "demolish" and not any(
+        s.buildings[sq] and s.owner[sq] != s.current and not teammates(s, s.current, s.owner[sq])
+        for sq in cfg.board.purchasable
+    ):
+        s.choice = ""  # C4: the last opponent's buildings went with them: with no such square, nothing
     player.place = e.place
     s.eliminated.append(e.seat)
     first = s.payments[0] if s.payments else None
@@ -153,11 +160,12 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
             restart_turn_timer(s)  # back from another player's debt, as when it is paid
     if s.trade is not None and e.seat in (s.trade.proposer, s.trade.counterparty):
         s.trade = None
+        restart_turn_timer(s)  # play comes back, as when the proposal is declined (E1)
     if s.auction is not None:
         turn = s.auction.turn
         withdraw(s.auction, e.seat)
         if s.auction.turn != turn:  # A1, E1: the next bidder has their own 20 s, not what was left
-            s.bid_deadline = s.clock + s.config.clock.bid_seconds * 1000
+            restart_bid_timer(s)
     if e.seat in s.pause_votes:
         s.pause_votes.remove(e.seat)
     if e.seat in s.back:

@@ -35,6 +35,7 @@ from .flow import (
     active,
     actor,
     after_auction,
+    restart_bid_timer,
     restart_turn_timer,
     teammates,
 )
@@ -294,13 +295,13 @@ def _ev_auction_started(s: TableState, e: auctions.AuctionStarted) -> None:
         s.auction_queue.remove(e.square)
     s.auction = auctions.open_auction(e)
     s.next_auction_id = e.auction_id + 1
-    s.bid_deadline = s.clock + s.config.clock.bid_seconds * 1000  # E1, A1
+    restart_bid_timer(s)  # E1, A1
 
 
 def _ev_auction_move(s: TableState, e: Event) -> None:
     assert s.auction is not None
     auctions.evolve(s.auction, e)
-    s.bid_deadline = s.clock + s.config.clock.bid_seconds * 1000
+    restart_bid_timer(s)
 
 
 def _ev_auction_settled(s: TableState, e: auctions.AuctionSettled) -> None:
@@ -323,19 +324,27 @@ def _ev_trade_proposed(s: TableState, e: TradeProposed) -> None:
     )
     s.proposals += 1
     s.next_trade_id = e.trade_id + 1
+    if s.auction is not None:  # T6 (hasbro): proposed during an auction, answered in a bid's time
+        restart_bid_timer(s)
 
 
 def _ev_trade_executed(s: TableState, e: TradeExecuted) -> None:
     apply_offer(s, e)
     s.next_trade_id = max(s.next_trade_id, e.trade_id + 1)
     if s.trade is not None:  # the proposal held the game (a trade service's proposals don't)
-        s.trade = None
-        restart_turn_timer(s)
+        _trade_closed(s)
 
 
 def _ev_trade_declined(s: TableState, e: TradeDeclined) -> None:
+    _trade_closed(s)
+
+
+def _trade_closed(s: TableState) -> None:
+    """Play comes back from the answer: the turn timer, and a bidder's 20 s, start again (E1, A1)."""
     s.trade = None
     restart_turn_timer(s)
+    if s.auction is not None:
+        restart_bid_timer(s)
 
 
 def _ev_cards_offered(s: TableState, e: TradeCardsOffered) -> None:

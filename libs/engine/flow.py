@@ -500,17 +500,29 @@ def end_by_worth(ctx: Ctx, reason: EndReason) -> None:
 # -- shared parts of the event appliers ---------------------------------------------------
 
 
+def timer_start(s: TableState) -> int:
+    """When a timer set now starts: the clock, or while paused the pause's start. E5 freezes every
+    timer and the resume adds the whole pause to every deadline, so a timer set during a pause (a
+    player left meanwhile, R3) gets its full length from the resume, not the pause on top."""
+    return s.paused_at if s.paused else s.clock
+
+
 def start_payment_timer(s: TableState) -> None:
     """D1, E1: a debt (too little cash) or another player's payment gets the debt timer;
     the current player's affordable payment runs on the turn timer."""
     due = s.payments[0]
     if due.debtor != s.current or s.players[due.debtor].cash < due.amount:
-        due.deadline = s.clock + s.config.clock.debt_seconds * 1000
+        due.deadline = timer_start(s) + s.config.clock.debt_seconds * 1000
 
 
 def restart_turn_timer(s: TableState) -> None:
     """Decision: the turn timer starts again when play comes back from other players' decisions."""
-    s.turn_deadline = s.clock + s.config.clock.turn_seconds * 1000
+    s.turn_deadline = timer_start(s) + s.config.clock.turn_seconds * 1000
+
+
+def restart_bid_timer(s: TableState) -> None:
+    """A1, E1: the bidder to act has their 20 s from now."""
+    s.bid_deadline = timer_start(s) + s.config.clock.bid_seconds * 1000
 
 
 def return_card(s: TableState, card_id: int) -> None:

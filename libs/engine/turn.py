@@ -47,6 +47,7 @@ from .flow import (
     move,
     move_to,
     teammates,
+    timer_start,
 )
 from .reasons import ChoiceKind, JailReason
 from .state import BANK, TableState
@@ -213,7 +214,7 @@ def _ev_turn_order(s: TableState, e: TurnOrderSet) -> None:
 
 
 def _ev_turn_started(s: TableState, e: TurnStarted) -> None:
-    s.turn_deadline = s.clock + s.config.clock.turn_seconds * 1000  # E1
+    s.turn_deadline = timer_start(s) + s.config.clock.turn_seconds * 1000  # E1
     s.timed_out = False
     s.mr_monopoly = False
     s.choice = ""

@@ -594,6 +594,27 @@ def test_P10_a_scarce_building_is_not_auctioned_over_an_auction_already_running(
     assert any(isinstance(e, AuctionStarted) and e.square == 1 and e.reason == "house" for e in events)
 
 
+def test_T6_A2_a_trade_proposed_during_an_auction_is_answered_in_a_bids_time_and_the_bidder_then_has_theirs() -> None:
+    """The turn's timer has run out meanwhile: the proposal is not declined at the next tick, and the
+    bidder it held up gets their whole 20 s back once it is answered."""
+    t = table(players=4)
+    c = t.state.current
+    t.do(Tick(70_000))
+    roll_onto(t, 39, 1, 2)
+    t.do(engine.DeclineProperty(c))
+    bidder = t.state.actor
+    t.do(Tick(80_000))  # past the turn's 75 s
+    a, b = [s for s in t.state.active_seats if s != bidder][:2]
+    t.do(ProposeTrade(a, b, give_cash=10))
+    assert engine.next_deadline(t.state) == 80_000 + 20_000
+    assert not [e for e in t.do(Tick(80_001)) if isinstance(e, engine.TradeDeclined)]
+    t.do(Tick(95_000))
+    trade = t.state.trade
+    assert trade is not None
+    t.do(engine.DeclineTrade(b, trade.trade_id))
+    assert t.state.actor == bidder and t.state.bid_deadline == 95_000 + 20_000
+
+
 # -- T6 ---------------------------------------------------------------------------------------------------
 
 

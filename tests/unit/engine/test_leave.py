@@ -26,10 +26,13 @@ from engine import (
     apply,
     legal_commands,
     new_game,
+    next_deadline,
     preset,
     replay,
 )
+from engine.cards import Effect
 from engine.codec import state_to_data
+from engine.trade import ProposeTrade
 
 from .helpers import Table, force_dice, give, place, refused, set_cash
 from .test_bankruptcy import JAIL_FREE, land_on_39, table_with_tech_owner
@@ -185,3 +188,60 @@ def test_R3_A1_the_bidder_after_one_who_leaves_has_their_own_20_seconds() -> Non
     t.do(Leave(first))
     assert t.state.actor != first
     assert t.state.bid_deadline == 15_000 + 20_000
+
+
+def test_R3_E5_a_turn_that_starts_during_a_pause_has_its_full_75_seconds_after_the_resume() -> None:
+    t = Table(3, seed=3)
+    a = t.state.current
+    t.do(Tick(10_000))
+    t.do(RequestPause(a))
+    for seat in t.state.active_seats:
+        if seat != a:
+            t.do(VotePause(seat, True))
+    t.do(Tick(600_000))  # ten minutes into the pause
+    t.do(Leave(a))  # the next turn starts while the table is paused
+    for seat in t.state.active_seats:
+        t.do(ConfirmBack(seat))
+    resume = t.state.resume_at
+    t.do(Tick(resume))
+    assert not t.state.paused
+    assert t.state.turn_deadline == resume + 75_000  # E1, E5: its whole timer, from the resume
+
+
+def test_R3_E1_the_proposer_has_their_turn_timer_again_when_the_counterparty_leaves() -> None:
+    """As when the counterparty declines: play comes back to the proposer (E1's decision)."""
+    t = Table(3, seed=3)
+    a = t.state.current
+    other = next(s for s in t.state.active_seats if s != a)
+    t.do(Tick(10_000))
+    t.do(ProposeTrade(a, other, give_cash=100, take_cash=100))
+    t.do(Tick(74_000))
+    t.do(Leave(other))
+    assert t.state.trade is None and t.state.turn_deadline == 74_000 + 75_000
+
+
+def test_R3_C4_a_demolition_with_no_opponents_building_left_closes_and_the_turn_goes_on() -> None:
+    """Duel: the only opponent with buildings leaves while the drawer chooses what to demolish: the
+    buildings went with them, so nothing happens (the choice used to stay open with nothing to pick,
+    and its time-out failed)."""
+    t = Table(3, seed=1, config=preset("duel"))
+    drawer = t.state.current
+    victim = next(s for s in t.state.order if s != drawer)
+    for sq in (37, 39):
+        t.state.owner[sq] = victim
+        t.state.buildings[sq] = 2
+        t.state.mortgaged_round[sq] = -1
+    for sq in t.state.config.board.purchasable:  # nobody else has a building
+        if sq not in (37, 39):
+            t.state.buildings[sq] = 0
+    demolition = next(c.id for c in t.state.config.chance_deck if c.effect is Effect.DEMOLISH)
+    t.state.deck.remove(demolition)
+    t.state.deck.insert(0, demolition)
+    place(t.state, drawer, 4)
+    force_dice(t.state, 1, 2)
+    t.do(Roll(drawer))  # chance square 7: the demolition card
+    assert t.state.choice == "demolish"
+    t.do(Leave(victim))
+    assert t.state.choice == "" and t.state.phase is Phase.POST_ROLL
+    t.do(Tick(next_deadline(t.state) or 0))  # the turn's time-out ends the turn as usual
+    assert t.state.current != drawer
