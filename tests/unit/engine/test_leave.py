@@ -36,6 +36,19 @@ from engine.trade import ProposeTrade
 
 from .helpers import Table, force_dice, give, place, refused, set_cash
 from .test_bankruptcy import JAIL_FREE, land_on_39, table_with_tech_owner
+from .test_cards import draw
+
+
+def declined_auction(t: Table, square: int = 3) -> int:
+    """The current player lands on unowned `square` (from 3 back, no doubles) and declines it: its
+    auction runs (A1). Returns the decliner."""
+    a = t.state.current
+    place(t.state, a, square - 3)
+    force_dice(t.state, 1, 2)
+    t.do(Roll(a))
+    t.do(DeclineProperty(a))
+    assert t.state.auction is not None and t.state.auction.square == square
+    return a
 
 
 def test_R3_a_player_leaves_out_of_turn_bankrupt_to_the_bank_and_the_turn_goes_on() -> None:
@@ -76,11 +89,7 @@ def test_R3_leaving_in_debt_to_a_player_goes_to_the_bank_not_to_the_creditor() -
 
 def test_R3_the_high_bidder_leaves_an_auction_and_the_others_bid_on_from_the_start() -> None:
     t = Table(4, seed=1)
-    a = t.state.current
-    place(t.state, a, 0)
-    force_dice(t.state, 1, 2)
-    t.do(Roll(a))  # square 3: unowned
-    t.do(DeclineProperty(a))
+    a = declined_auction(t)
     auction = t.state.auction
     assert auction is not None and len(auction.bidders) == 3
     first = t.state.actor
@@ -163,10 +172,7 @@ def test_R3_M3_a_turn_started_during_an_auction_still_loses_its_expired_mortgage
     give(t.state, b, 1)
     t.state.mortgaged_round[1] = 1
     t.state.round = 8
-    place(t.state, a, 36)
-    force_dice(t.state, 1, 2)
-    t.do(Roll(a))  # square 39, unowned
-    t.do(DeclineProperty(a))
+    declined_auction(t, 39)
     events = t.do(Leave(a))
     assert TurnStarted(b, 8) in events and t.state.auction is not None and t.state.auction.square == 39
     while t.state.auction is not None and t.state.auction.square == 39:
@@ -178,11 +184,7 @@ def test_R3_M3_a_turn_started_during_an_auction_still_loses_its_expired_mortgage
 
 def test_R3_A1_the_bidder_after_one_who_leaves_has_their_own_20_seconds() -> None:
     t = Table(4, seed=1)
-    a = t.state.current
-    place(t.state, a, 0)
-    force_dice(t.state, 1, 2)
-    t.do(Roll(a))
-    t.do(DeclineProperty(a))
+    declined_auction(t)
     first = t.state.actor
     t.do(Tick(15_000))  # 5 s of the first bidder's 20 s left
     t.do(Leave(first))
@@ -234,12 +236,7 @@ def test_R3_C4_a_demolition_with_no_opponents_building_left_closes_and_the_turn_
     for sq in t.state.config.board.purchasable:  # nobody else has a building
         if sq not in (37, 39):
             t.state.buildings[sq] = 0
-    demolition = next(c.id for c in t.state.config.chance_deck if c.effect is Effect.DEMOLISH)
-    t.state.deck.remove(demolition)
-    t.state.deck.insert(0, demolition)
-    place(t.state, drawer, 4)
-    force_dice(t.state, 1, 2)
-    t.do(Roll(drawer))  # chance square 7: the demolition card
+    draw(t, next(c.id for c in t.state.config.chance_deck if c.effect is Effect.DEMOLISH))
     assert t.state.choice == "demolish"
     t.do(Leave(victim))
     assert t.state.choice == "" and t.state.phase is Phase.POST_ROLL
