@@ -28,7 +28,7 @@ from .commands import (
     VotePause,
 )
 from .debts import do_pay
-from .decks import demolition_targets, do_demolish
+from .decks import do_demolish
 from .delegated import do_bid, do_decline_bet, do_decline_trade
 from .errors import RuleViolation
 from .events import (
@@ -43,7 +43,7 @@ from .events import (
     TimedOut,
     TurnTimedOut,
 )
-from .flow import ApplyFn, CheckFn, Ctx, EffectFn, active, bankrupt, end_turn, nothing, owned
+from .flow import ApplyFn, CheckFn, Ctx, EffectFn, active, bankrupt, demolition_targets, end_turn, nothing, owned
 from .mortgages import do_mortgage
 from .properties import do_decline
 from .reasons import BankruptCause, PauseRejection, TimeoutKind

@@ -26,13 +26,13 @@ from .flow import (
     active,
     actor,
     bankrupt,
+    demolition_targets,
     land,
     move,
     restart_bid_timer,
     restart_turn_timer,
     return_card,
     start_payment_timer,
-    teammates,
 )
 from .reasons import BankruptCause, JailExit
 from .state import BANK, Payment, TableState
@@ -144,10 +144,7 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
         s.claim = tuple(n for claim in kept for n in claim)
     player.bankrupt = True
     player.in_jail = False
-    if s.choice == "demolish" and not any(
-        s.buildings[sq] and s.owner[sq] != s.current and not teammates(s, s.current, s.owner[sq])
-        for sq in cfg.board.purchasable
-    ):
+    if s.choice == "demolish" and not demolition_targets(s, s.current):
         s.choice = ""  # C4: the last opponent's buildings went with them: with no such square, nothing
     player.place = e.place
     s.eliminated.append(e.seat)

@@ -38,12 +38,12 @@ from .flow import (
     bankrupt,
     charge,
     deck_ids,
+    demolition_targets,
     end_turn,
     land,
     move_to,
     nearest,
     others,
-    teammates,
 )
 from .reasons import BankPaidReason, ChoiceKind, JailReason, PaymentReason
 from .state import BANK, TableState
@@ -116,15 +116,6 @@ def draw_card(ctx: Ctx, seat: int, deck: str) -> None:
     elif effect is Effect.DEMOLISH and demolition_targets(state, seat):
         ctx.emit(ChoiceOffered(seat, ChoiceKind.DEMOLISH))
     # JAIL_FREE: kept by the drawer (evolve); nothing else happens.
-
-
-def demolition_targets(state: TableState, seat: int) -> list[int]:
-    """C4 (Duel): opponents' squares with a building."""
-    return [
-        sq
-        for sq in state.config.board.purchasable
-        if state.buildings[sq] and state.owner[sq] != seat and not teammates(state, seat, state.owner[sq])
-    ]
 
 
 def _check_demolish(state: TableState, cmd: Demolish) -> None:

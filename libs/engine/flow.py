@@ -500,6 +500,15 @@ def end_by_worth(ctx: Ctx, reason: EndReason) -> None:
 # -- shared parts of the event appliers ---------------------------------------------------
 
 
+def demolition_targets(state: TableState, seat: int) -> list[int]:
+    """C4 (Duel): opponents' squares with a building."""
+    return [
+        sq
+        for sq in state.config.board.purchasable
+        if state.buildings[sq] and state.owner[sq] != seat and not teammates(state, seat, state.owner[sq])
+    ]
+
+
 def timer_start(s: TableState) -> int:
     """When a timer set now starts: the clock, or while paused the pause's start. E5 freezes every
     timer and the resume adds the whole pause to every deadline, so a timer set during a pause (a

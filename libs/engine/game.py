@@ -72,7 +72,6 @@ from .commands import (
     VotePause,
 )
 from .config import TableConfig
-from .decks import demolition_targets
 from .delegated import EXTERNAL_COMMANDS, SYSTEM_COMMANDS, trade_window
 from .errors import RuleViolation
 from .events import BoardDealt, DeedsDealt, Event, TableCreated, TurnStarted
@@ -84,6 +83,7 @@ from .flow import (
     CheckFn,
     Ctx,
     EffectFn,
+    demolition_targets,
     owned,
     rent,
     rent_tax_percent,
