@@ -84,12 +84,15 @@ def _ev_claimable(s: TableState, e: RentClaimable) -> None:
 
 
 def _ev_claimed(s: TableState, e: RentClaimed) -> None:
-    i = claim_of(s.claim, e.seat)
-    s.claim = s.claim[:i] + s.claim[i + 4 :]
+    _drop_claim(s, e.seat)
 
 
 def _ev_lapsed(s: TableState, e: RentClaimLapsed) -> None:
-    i = claim_of(s.claim, e.owner)
+    _drop_claim(s, e.owner)
+
+
+def _drop_claim(s: TableState, owner: int) -> None:
+    i = claim_of(s.claim, owner)
     s.claim = s.claim[:i] + s.claim[i + 4 :]
 
 
