@@ -411,9 +411,9 @@ def simulate(spec: RunSpec, workers: int = 1, progress: Callable[[int, int], Non
 __all__ = [
     "DEFAULT_ROUND_CAP",
     "DEFAULT_THINK_MS",
+    "GAME_GC_THRESHOLD",
     "LANDING_KEYS",
     "RULE_ENDS",
-    "GAME_GC_THRESHOLD",
     "TIMING_KEYS",
     "GameResult",
     "RunSpec",
