@@ -194,7 +194,10 @@ FIELD_DOCS: dict[tuple[str, str], str] = {
     ("AuctionStarted", "start_price"): "The first bid's minimum. " + MONEY,
     ("AuctionStarted", "increment"): "The minimum raise. " + MONEY,
     ("AuctionStarted", "seller"): "Seat index of the seller (X3 owner sale), or -1: the bank.",
-    ("AuctionStarted", "limits"): "Per bidder (as `bidders`), the most they may bid (their cash, A3). " + MONEY,
+    ("AuctionStarted", "limits"): "Per bidder (as `bidders`), the most they may bid: all they could raise "
+    "(cash, buildings sold, squares mortgaged, A3). " + MONEY,
+    ("AuctionLimitsChanged", "limits"): "Per bidder (as `AuctionStarted.bidders`), the most they may bid from "
+    "now on (A3). " + MONEY,
     ("AuctionStarted", "bid_ms"): "E1: game ms each bidder has to bid.",
     ("BidPlaced", "amount"): "The bid. " + MONEY,
     ("AuctionSettled", "winner"): "Seat index of the winner, or -1: nobody bid (the square stays the bank's).",

@@ -18,7 +18,16 @@ from . import native  # first: it refuses a native build older than its sources
 # isort: split
 
 from . import codec
-from .auction import AuctionSettled, AuctionStarted, Bid, BidPassed, BidPlaced, PassBid, SettleAuction
+from .auction import (
+    AuctionLimitsChanged,
+    AuctionSettled,
+    AuctionStarted,
+    Bid,
+    BidPassed,
+    BidPlaced,
+    PassBid,
+    SettleAuction,
+)
 from .board import Board, Kind, Square
 from .cards import Card, Effect
 from .casino import BetDeclined, BetPlaced, BetSettled, CasinoOpened, DeclineBet, PlaceBet, SettleBet
@@ -188,6 +197,7 @@ __all__ = [
     "AcceptTrade",
     "AuctionMortgaged",
     "AuctionRules",
+    "AuctionLimitsChanged",
     "AuctionSettled",
     "AuctionStarted",
     "AuctionState",

@@ -61,6 +61,15 @@ class AuctionStarted(Event):
     bid_rule: str = added("")
 
 
+@dataclass(slots=True)
+class AuctionLimitsChanged(Event):
+    """A3 (external auctions): what the bidders could pay changed while the auction ran (a hasbro
+    trade, a building bought or sold, a mortgage): the auction service holds bids to these from now."""
+
+    auction_id: int
+    limits: tuple[int, ...]
+
+
 @dataclass(slots=True, init=False)  # its own `__init__`: see Event
 class BidPlaced(Event):
     auction_id: int
@@ -105,6 +114,7 @@ def open_auction(event: AuctionStarted) -> AuctionState:
         increment=event.increment,
         seller=event.seller,
         bid_rule=event.bid_rule or "A1",
+        limits=tuple(event.limits),
     )
 
 
@@ -199,6 +209,7 @@ def _next_turn(bidders: list[int], out: list[bool], turn: int) -> int:
 
 __all__ = [
     "BANK",
+    "AuctionLimitsChanged",
     "AuctionSettled",
     "AuctionStarted",
     "Bid",

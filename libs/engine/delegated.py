@@ -7,7 +7,8 @@ the SYSTEM_COMMANDS of game.py). The bidding itself is auction.py, the terms
 of a trade trade.py, the bet's odds casino.py.
 
 Rules owned here: A1, A2 who bids and how much (A2's minimums: auction.py),
-A3 the bid limit (`_bid_limit`; the winner's payment is `flow.after_auction`);
+A3 the bid limit (`_bid_limit`; an auction service's `flow.bid_limits`, kept
+up to date by `flow.refresh_auction_limits`; the winner's payment is `flow.after_auction`);
 T1 the trade window (`trade_window`), T2 proposing, accepting, declining, the
 jail cards of a hasbro trade, T3-T5 the terms (trade.py), T6 hasbro trades any
 time; M4's fee for a mortgaged square received (mortgages.py); K1-K4 the bet.
@@ -304,6 +305,11 @@ def _ev_auction_move(s: TableState, e: Event) -> None:
     restart_bid_timer(s)
 
 
+def _ev_auction_limits(s: TableState, e: auctions.AuctionLimitsChanged) -> None:
+    assert s.auction is not None and s.auction.auction_id == e.auction_id
+    s.auction.limits = e.limits
+
+
 def _ev_auction_settled(s: TableState, e: auctions.AuctionSettled) -> None:
     seller = s.auction.seller if s.auction is not None else BANK
     reason = s.auction.reason if s.auction is not None else None
@@ -402,6 +408,7 @@ EVENTS: dict[type, ApplyFn] = {
     auctions.AuctionStarted: _ev_auction_started,
     auctions.BidPlaced: _ev_auction_move,
     auctions.BidPassed: _ev_auction_move,
+    auctions.AuctionLimitsChanged: _ev_auction_limits,
     auctions.AuctionSettled: _ev_auction_settled,
     TradeProposed: _ev_trade_proposed,
     TradeExecuted: _ev_trade_executed,

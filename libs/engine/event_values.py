@@ -10,6 +10,7 @@ than the getters, and the simulator reads them through those.
 from __future__ import annotations
 
 from .auction import (
+    AuctionLimitsChanged,
     AuctionSettled,
     AuctionStarted,
     BidPassed,
@@ -246,6 +247,9 @@ def values(events: list[Event]) -> tuple[list[bytes], list[object], list[int]]:
                 )
             )
             special.append(i)
+        elif type(e) is AuctionLimitsChanged:
+            names.append(b"AuctionLimitsChanged")
+            out.append((e.auction_id, e.limits))
         elif type(e) is AuctionSettled:
             names.append(b"AuctionSettled")
             out.append((e.auction_id, e.square, e.winner, e.price))

@@ -24,7 +24,7 @@ Rules owned here:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 from . import auction as auctions
@@ -374,8 +374,7 @@ def start_auction(
     limits: tuple[int, ...] = ()
     bid_ms = 0
     if "auction" in state.config.external:  # what the auction service needs to run it alone
-        mortgage_value = 0 if reason in BUILDING_AUCTIONS else state.config.board.squares[square].mortgage_value
-        limits = tuple(raisable_for_bid(state, seat, mortgage_value) for seat in bidders)
+        limits = bid_limits(state, square, reason, bidders)
         bid_ms = state.config.clock.bid_seconds * 1000
     bid_rule = "" if rules.rule == "A1" else rules.rule  # A1: the field's empty default
     ctx.emit(
@@ -383,6 +382,23 @@ def start_auction(
             auction_id, square, reason, bidders, start, rules.increment, seller, limits, bid_ms, bid_rule
         )
     )
+
+
+def bid_limits(state: TableState, square: int, reason: AuctionReason, bidders: Sequence[int]) -> tuple[int, ...]:
+    """A3: per bidder, the most they could pay for what the auction sells (an auction service's limits)."""
+    mortgage_value = 0 if reason in BUILDING_AUCTIONS else state.config.board.squares[square].mortgage_value
+    return tuple(raisable_for_bid(state, seat, mortgage_value) for seat in bidders)
+
+
+def refresh_auction_limits(ctx: Ctx) -> None:
+    """A3 (external auctions): after a command that changed what a bidder could pay while the auction
+    service runs the auction (hasbro trades, builds and mortgages go on meanwhile), tell it the new limits."""
+    auction = ctx.state.auction
+    if auction is None or not auction.limits:
+        return
+    limits = bid_limits(ctx.state, auction.square, auction.reason, auction.bidders)
+    if limits != auction.limits:
+        ctx.emit(auctions.AuctionLimitsChanged(auction.auction_id, limits))
 
 
 def after_auction(ctx: Ctx, settled: auctions.AuctionSettled, reason: AuctionReason, seller: int = BANK) -> None:

@@ -242,6 +242,8 @@ def apply(state: TableState, command: Command) -> list[Event]:
     effect(ctx, command)
     if state.mr_monopoly:
         turn.mr_monopoly(ctx)
+    if state.auction is not None and state.auction.limits:  # an auction service's bid limits (A3)
+        flow.refresh_auction_limits(ctx)
     return ctx.events
 
 

@@ -128,6 +128,9 @@ class AuctionState:
     high_bidder: int = BANK
     #: The rule ID a refused bid names: A1 (online) or A2 (hasbro), from `AuctionStarted.bid_rule`.
     bid_rule: str = "A1"
+    #: External auctions (A3): per bidder, the most they could pay as last told to the auction
+    #: service (`AuctionStarted.limits`, then `AuctionLimitsChanged`); empty at a table's own auction.
+    limits: tuple[int, ...] = ()
 
     def copy(self) -> AuctionState:
         return replace(self, bidders=list(self.bidders), out=list(self.out))

@@ -207,9 +207,7 @@ def jetstream_busy(exc: BaseException) -> bool:
     return isinstance(exc, JETSTREAM_BUSY)
 
 
-async def when_jetstream_answers(
-    call: Callable[[], Awaitable[T]], what: str, wait_s: float = JETSTREAM_WAIT_S
-) -> T:
+async def when_jetstream_answers(call: Callable[[], Awaitable[T]], what: str, wait_s: float = JETSTREAM_WAIT_S) -> T:
     """`call()`, asked again with a growing pause while JetStream is busy (`jetstream_busy`), for up
     to `wait_s`: a cluster forming or electing leaders answers within seconds."""
     loop = asyncio.get_running_loop()

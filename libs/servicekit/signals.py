@@ -34,6 +34,7 @@ TOPICS: dict[str, str] = {
     "TurnStarted": "turn",
     "TurnEnded": "turn",
     "AuctionStarted": "auction",
+    "AuctionLimitsChanged": "auction",
     "AuctionSettled": "auction",
     "CasinoOpened": "casino",
     "BetSettled": "casino",

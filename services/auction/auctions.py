@@ -31,7 +31,7 @@ from prometheus_client import Counter, Gauge
 
 from engine import BANK, Command, RuleViolation
 from engine import auction as rules
-from engine.auction import AuctionSettled, AuctionStarted, Bid, PassBid
+from engine.auction import AuctionLimitsChanged, AuctionSettled, AuctionStarted, Bid, PassBid
 from engine.state import AuctionState
 from monopoly.v1 import auction_pb2
 from servicekit import bus
@@ -110,7 +110,8 @@ def fact(row: AuctionRow, kind: str, now_ms: int, seat: int = BANK, amount: int 
 
 
 def limit_of(row: AuctionRow, seat: int) -> int:
-    """A3: the most `seat` could pay, as the table reckoned when the auction opened."""
+    """A3: the most `seat` could pay, as the table last reckoned it (at the opening, or after a
+    trade, build or mortgage meanwhile: `limits_changed`)."""
     bidders = row.state.bidders
     return row.limits[bidders.index(seat)] if seat in bidders else 0
 
@@ -172,6 +173,21 @@ def withdrawn(row: AuctionRow, seat: int, now_ms: int) -> tuple[AuctionRow, list
     if state.turn != row.state.turn:
         new.deadline_unix_ms = now_ms + bid_window_ms(row.bid_ms, row.clock_scale)
     return new, []
+
+
+def limits_changed(row: AuctionRow, seq: int, changed: AuctionLimitsChanged) -> AuctionRow | None:
+    """The auction with the bidders' new limits the table sent after its command `seq`, or None if that
+    changes nothing here: another auction's, a closed one, or limits as old as those held (a redelivery)."""
+    if (
+        changed.auction_id != row.auction_id
+        or row.status != OPEN
+        or seq <= max(row.started_seq, row.limits_seq)
+        or len(changed.limits) != len(row.state.bidders)
+    ):
+        return None
+    limits = tuple(changed.limits)
+    state = dataclasses.replace(row.state.copy(), limits=limits)
+    return dataclasses.replace(row, state=state, limits=limits, limits_seq=seq, version=row.version + 1)
 
 
 def paused(row: AuctionRow, at_ms: int) -> AuctionRow | None:
@@ -412,6 +428,26 @@ class Auctions:
                 SETTLEMENTS.labels("sold" if new.winner != BANK else "unsold").inc()
             return
         raise Stale(f"table {table_id}: the auction kept moving on; the withdrawal comes again")
+
+    async def change_limits(self, table_id: str, seq: int, changed: AuctionLimitsChanged) -> None:
+        """A3: the table's bidders could pay other amounts now (a hasbro trade, build or mortgage meanwhile)."""
+        for _ in range(MOVE_ATTEMPTS):
+            a = await self._held(table_id)
+            if a is None:
+                return
+            async with a.lock:
+                if self.open.get(table_id) is not a:
+                    continue
+                new = limits_changed(a.row, seq, changed)
+                if new is None:
+                    return
+                try:
+                    await self._commit(a, new, None, [])
+                except Stale:
+                    continue
+            log.info("table %s: auction %d: the bidders' limits are now %s", table_id, new.auction_id, new.limits)
+            return
+        raise Stale(f"table {table_id}: the auction kept moving on; the new limits come again")
 
     async def pause(self, table_id: str, at_ms: int, resume: bool) -> None:
         """E5: the table's game paused (or resumed) at wall time `at_ms`: stop (or restart) the bidder's clock."""

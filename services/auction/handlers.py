@@ -8,6 +8,8 @@ transaction, ON CONFLICT DO NOTHING, so a redelivered batch opens nothing
 twice. `PlayerBankrupt` takes the player out of the table's open auction
 (unless the same command ended the game: then `GameEnded` cancels it);
 `GamePaused` / `GameResumed` stop and restart the bidder's clock (E5);
+`AuctionLimitsChanged` replaces the bidders' limits (A3) unless the row holds
+limits from a later table seq;
 the table's own `AuctionSettled` (it closed the auction itself) and
 `GameEnded` close it without a result of ours. Each of these is harmless
 when it comes again or late: it only ever moves an open auction towards
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import logging
 
-from engine import AuctionSettled, AuctionStarted, PlayerBankrupt
+from engine import AuctionLimitsChanged, AuctionSettled, AuctionStarted, PlayerBankrupt
 from monopoly.v1 import common_pb2
 from servicekit import bus, signals
 from servicekit.consumers import Consumers, durable_consumer
@@ -31,7 +33,17 @@ log = logging.getLogger(__name__)
 DURABLE = "auction-table-signals"
 #: The table signals this service acts on (`servicekit.signals`).
 TOPICS = ("auction", "lifecycle")
-RELEVANT = frozenset({"AuctionStarted", "AuctionSettled", "PlayerBankrupt", "GamePaused", "GameResumed", "GameEnded"})
+RELEVANT = frozenset(
+    {
+        "AuctionStarted",
+        "AuctionLimitsChanged",
+        "AuctionSettled",
+        "PlayerBankrupt",
+        "GamePaused",
+        "GameResumed",
+        "GameEnded",
+    }
+)
 
 
 async def handle_batch(auctions: Auctions, body: bytes) -> None:
@@ -56,6 +68,8 @@ async def handle_batch(auctions: Auctions, body: bytes) -> None:
                 continue  # the table runs this auction itself
             at = env.occurred_at
             await auctions.start(table_id, env.seq, event, at.wall_unix_ms, at.clock_scale)
+        elif isinstance(event, AuctionLimitsChanged):
+            await auctions.change_limits(table_id, env.seq, event)
         elif isinstance(event, AuctionSettled):
             await auctions.closed_by_table(table_id, event.auction_id, event.winner, event.price)
         elif isinstance(event, PlayerBankrupt):

@@ -35,6 +35,7 @@ class AuctionRow:
     closed_by: str | None
     started_seq: int
     paused_left_ms: int | None = None  # E5: the bidder's wall ms left while the game is paused
+    limits_seq: int = 0  # A3: the table seq of the AuctionLimitsChanged that set `limits` (0: AuctionStarted's)
 
 
 def _row(r: asyncpg.Record) -> AuctionRow:
@@ -55,6 +56,7 @@ def _row(r: asyncpg.Record) -> AuctionRow:
         r["closed_by"],
         r["started_seq"],
         r["paused_left_ms"],
+        r["limits_seq"],
     )
 
 
@@ -95,7 +97,8 @@ async def open_auction(conn: asyncpg.Connection, row: AuctionRow, outbox: list[O
 _SAVE = """
 WITH up AS (
     UPDATE auctions SET status = $3, state = $4::jsonb, deadline_unix_ms = $5, version = $6, moves = $7,
-        events = $8, winner = $9, price = $10, closed_by = $11, paused_left_ms = $13, updated_at = now()
+        events = $8, winner = $9, price = $10, closed_by = $11, paused_left_ms = $13,
+        limits = $20::jsonb, limits_seq = $21, updated_at = now()
     WHERE table_id = $1 AND auction_id = $2 AND version = $12
     RETURNING 1
 ), move AS (
@@ -143,6 +146,8 @@ async def save(
         [r[0] for r in outbox],
         [r[1] for r in outbox],
         [r[2] for r in outbox],
+        json.dumps(list(row.limits)),
+        row.limits_seq,
     )
     return bool(updated)
 

@@ -47,6 +47,7 @@ from engine import (
     new_game,
     preset,
 )
+from engine.flow import bid_limits
 from monopoly.v1 import auction_pb2, rating_pb2_grpc, table_pb2, table_pb2_grpc, trade_pb2_grpc
 from servicekit.wire import command_to_proto
 
@@ -220,6 +221,46 @@ async def test_A2_every_player_bids_from_10_in_1_steps_at_the_auction_service_an
     cash = state.players[me].cash
     await game.submit(Pay(me))
     assert (await game.state()).players[me].cash == cash - 12
+
+
+async def test_A3_T6_a_trade_during_the_auction_moves_the_bid_limits_the_auction_service_holds(
+    stub: table_pb2_grpc.TableServiceStub,
+    auctions: AuctionClient,
+    trades: trade_pb2_grpc.TradeServiceStub,
+    pool: asyncpg.Pool,
+) -> None:
+    """Two bidders trade cash while the auction runs (T6): the table sends the new limits
+    (AuctionLimitsChanged) and the auction service takes the richer one's bid it refused before."""
+    game = await Game.create(stub, seed_reaching(can_buy, 1))
+    state = await game.play_until(can_buy)
+    await game.submit(DeclineProperty(state.current))
+    view = await opened(auctions, game.table_id)
+    state = await game.state()
+    assert state.auction is not None
+    before = dict(zip(view.bidders, bid_limits(state, view.square, state.auction.reason, view.bidders), strict=True))
+    first, second, _ = view.bidders
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await auctions.bid(game.table_id, first, before[first] + 1, game.tokens[first])
+    assert exc.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_id(exc.value) == "A3"
+    # the second bidder pays the first 500 (T6: neither is the player to act)
+    offer = await propose(trades, game.table_id, second, game.tokens[second], first, give_cash=500)
+    assert (await accept(trades, game.table_id, offer.trade_id, first, game.tokens[first])).status == "executed"
+    assert "AuctionLimitsChanged" in await event_types(pool, game.table_id)
+
+    async def bid_when_allowed() -> auction_pb2.AuctionView:
+        while True:
+            try:
+                return await auctions.bid(game.table_id, first, before[first] + 1, game.tokens[first])
+            except grpc.aio.AioRpcError as refused:
+                assert rule_id(refused) == "A3", refused.details()
+                await asyncio.sleep(0.05)
+
+    view = await asyncio.wait_for(bid_when_allowed(), WAIT_S)
+    assert (view.high_bidder, view.high_bid) == (first, before[first] + 1)
+    assert view.min_bid > before[second] - 500  # the payer could raise 500 less than at the opening
+    with pytest.raises(grpc.aio.AioRpcError) as exc:
+        await auctions.bid(game.table_id, second, view.min_bid, game.tokens[second])
+    assert exc.value.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_id(exc.value) == "A3"
 
 
 # -- D4 ---------------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import engine
 from bots import HeuristicBot
 from engine import (
     AcceptTrade,
+    AuctionLimitsChanged,
     AuctionSettled,
     AuctionStarted,
     BankPaid,
@@ -592,6 +593,47 @@ def test_P10_a_scarce_building_is_not_auctioned_over_an_auction_already_running(
         t.do(PassBid(t.state.actor))
     events = t.do(Build(x, 1))  # the square's auction is over: the house is auctioned now
     assert any(isinstance(e, AuctionStarted) and e.square == 1 and e.reason == "house" for e in events)
+
+
+def test_A3_T6_a_trade_during_a_services_auction_sends_it_the_bidders_new_limits() -> None:
+    """The auction service holds bids to the limits the table reckoned at the opening; a hasbro trade
+    meanwhile changes two of them, so the table tells it the new ones, once. A command that changes
+    no limit (a proposal, a mortgage: its value moves from what could be raised into cash) tells it
+    nothing, and after the settlement nothing more is sent."""
+    t = Table(4, 1, hasbro(external=("auction",)))
+    c = t.state.current
+    a, b = [s for s in t.state.active_seats if s != c][:2]
+    give(t.state, a, 1)  # worth 30 mortgaged
+    roll_onto(t, 39)
+    started = t.do(engine.DeclineProperty(c))[-1]
+    assert isinstance(started, AuctionStarted)
+    assert started.limits == tuple({a: 1730}.get(s, 1700) for s in started.bidders)
+    assert not any(isinstance(e, AuctionLimitsChanged) for e in t.do(ProposeTrade(a, b, give_cash=300)))
+    trade = t.state.trade
+    assert trade is not None
+    events = t.do(AcceptTrade(b, trade.trade_id))
+    expected = tuple({a: 1430, b: 2000}.get(s, 1700) for s in started.bidders)
+    assert [e for e in events if isinstance(e, AuctionLimitsChanged)] == [
+        AuctionLimitsChanged(started.auction_id, expected)
+    ]
+    assert t.state.auction is not None and t.state.auction.limits == expected
+    assert not any(isinstance(e, AuctionLimitsChanged) for e in t.do(engine.Mortgage(a, 1)))
+    events = t.do(engine.SettleAuction(BANK, started.auction_id, b, 1900))
+    assert not any(isinstance(e, AuctionLimitsChanged) for e in events)
+    assert t.state.auction is None
+
+
+def test_A3_a_tables_own_auction_never_sends_limits() -> None:
+    t = Table(4, 1, hasbro())
+    c = t.state.current
+    roll_onto(t, 39)
+    started = t.do(engine.DeclineProperty(c))[-1]
+    assert isinstance(started, AuctionStarted) and started.limits == ()
+    a, b = started.bidders[:2]
+    t.do(ProposeTrade(a, b, give_cash=300))
+    trade = t.state.trade
+    assert trade is not None
+    assert not any(isinstance(e, AuctionLimitsChanged) for e in t.do(AcceptTrade(b, trade.trade_id)))
 
 
 def test_T6_A2_a_trade_proposed_during_an_auction_is_answered_in_a_bids_time_and_the_bidder_then_has_theirs() -> None:

@@ -8,12 +8,22 @@ from typing import Any
 import pytest
 
 from engine import BANK, Bid, GameEnded, PassBid, PlayerBankrupt, RuleViolation
-from engine.auction import AuctionStarted
+from engine.auction import AuctionLimitsChanged, AuctionStarted
 from engine.reasons import AuctionReason
 from engine.state import AuctionState
 from monopoly.v1 import common_pb2
 from servicekit.wire import envelope
-from services.auction.auctions import bid_window_ms, made_already, new_row, paused, play, resumed, view, withdrawn
+from services.auction.auctions import (
+    bid_window_ms,
+    limits_changed,
+    made_already,
+    new_row,
+    paused,
+    play,
+    resumed,
+    view,
+    withdrawn,
+)
 from services.auction.handlers import RELEVANT, handle_batch
 
 STARTED = AuctionStarted(7, 6, "declined", (1, 2, 0), 1000, 100, -1, (5000, 1500, 9000), 20_000)
@@ -170,8 +180,33 @@ def test_E5_a_paused_game_stops_the_bidders_clock_and_refuses_bids_until_it_resu
     assert overdue is not None and overdue.paused_left_ms == 0  # the time had run out: it fires on resume
 
 
+def test_A3_new_limits_from_the_table_hold_the_next_bids_and_an_older_copy_changes_nothing() -> None:
+    r = row()
+    r1, _, _ = play(r, Bid(1, 1000), T0)
+    with pytest.raises(RuleViolation) as exc:
+        play(r1, Bid(2, 1600), T0)  # seat 2 could raise 1,500 when the auction opened
+    assert exc.value.rule == "A3"
+    changed = limits_changed(r1, 50, AuctionLimitsChanged(7, (4000, 2500, 9000)))  # a trade paid seat 2
+    assert changed is not None
+    assert changed.limits == changed.state.limits == (4000, 2500, 9000)
+    assert (changed.limits_seq, changed.version) == (50, r1.version + 1)
+    new, _, _ = play(changed, Bid(2, 1600), T0)
+    assert new.state.high_bidder == 2
+    assert limits_changed(changed, 50, AuctionLimitsChanged(7, (1, 1, 1))) is None  # redelivered
+    assert limits_changed(changed, 45, AuctionLimitsChanged(7, (1, 1, 1))) is None  # older than those held
+    assert limits_changed(r1, 41, AuctionLimitsChanged(7, (1, 1, 1))) is None  # before the auction opened
+    assert limits_changed(r1, 50, AuctionLimitsChanged(6, (1, 1, 1))) is None  # another auction's
+
+
+async def test_A3_the_tables_new_limits_reach_the_auction_with_their_seq() -> None:
+    auctions = Recorder()
+    await handle_batch(auctions, batch(AuctionLimitsChanged(7, (1, 2, 3))))  # type: ignore[arg-type]
+    assert auctions.calls == [("change_limits", "t1", 40, AuctionLimitsChanged(7, (1, 2, 3)))]
+
+
 def test_only_auction_related_table_events_are_decoded() -> None:
-    expected = {"AuctionStarted", "AuctionSettled", "PlayerBankrupt", "GamePaused", "GameResumed", "GameEnded"}
+    expected = {"AuctionStarted", "AuctionLimitsChanged", "AuctionSettled", "PlayerBankrupt", "GamePaused"}
+    expected |= {"GameResumed", "GameEnded"}
     assert expected == RELEVANT
     assert common_pb2.EventBatch().events == []
 
@@ -217,6 +252,9 @@ class Recorder:
 
     async def game_ended(self, table_id: str) -> None:
         self.calls.append(("game_ended", table_id))
+
+    async def change_limits(self, table_id: str, seq: int, changed: AuctionLimitsChanged) -> None:
+        self.calls.append(("change_limits", table_id, seq, changed))
 
 
 def batch(*events: Any) -> bytes:
