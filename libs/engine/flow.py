@@ -73,6 +73,8 @@ BUILDING_AUCTIONS: Final = {AuctionReason.HOUSE: 1, AuctionReason.HOTEL: 5}
 MANAGE: Final = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT, Phase.POST_ROLL})
 #: The phases in which the actor may lift a mortgage (M2) or put one to auction (X3).
 LIFT: Final = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.POST_ROLL})
+#: X3: the phases of one's own turn in which a mortgaged property of one's own may go to auction.
+OWNER_SALE: Final = frozenset({Phase.PRE_ROLL, Phase.POST_ROLL})
 #: T1: the phases in which the player whose turn it is may propose a trade.
 TRADE_WINDOWS: Final = frozenset({Phase.PRE_ROLL, Phase.BUY, Phase.PAYMENT})
 ONLY_PRE_ROLL: Final = frozenset({Phase.PRE_ROLL})
@@ -202,8 +204,9 @@ def deck_ids(cfg: TableConfig) -> tuple[int, ...]:
 
 
 def teammates(state: TableState, a: int, b: int) -> bool:
-    """X4: seats 0 and 2 play against 1 and 3."""
-    return state.config.teams and a != b and a % 2 == b % 2
+    """X4: seats 0 and 2 play against 1 and 3. A seat that is not a number (a malformed trade, which
+    T2 then refuses) is nobody's teammate."""
+    return state.config.teams and a != b and type(a) is int and type(b) is int and a % 2 == b % 2
 
 
 def salary_paid(state: TableState) -> bool:
@@ -453,12 +456,17 @@ def bankrupt(ctx: Ctx, seat: int, creditor: int, cause: BankruptCause = Bankrupt
         if state.owner[sq] == creditor and state.mortgaged_round[sq] >= 0 and not game_decided(state):
             STEPS.mortgage_fee(ctx, creditor, sq)
     active = state.active_seats
-    if state.auction is not None and not game_decided(state):  # the bankrupt bidder left an auction
-        reason, seller = state.auction.reason, state.auction.seller
-        settled = auctions.result_if_closed(state.auction)
+    auction = state.auction
+    if auction is not None and not game_decided(state):
+        if auction.seller == seat:  # X3: the seller's bankruptcy calls the sale off; the square went with the rest
+            settled: auctions.AuctionSettled | None = auctions.AuctionSettled(
+                auction.auction_id, auction.square, BANK, 0
+            )
+        else:  # a bankrupt bidder left the auction
+            settled = auctions.result_if_closed(auction)
         if settled is not None:
             ctx.emit(settled)
-            after_auction(ctx, settled, reason, seller)
+            after_auction(ctx, settled, auction.reason, auction.seller)
     if state.vote_deadline >= 0 and not game_decided(state):
         STEPS.pause_if_agreed(ctx)  # E5: the one who had not answered has left
     if state.paused and state.resume_at < 0 and not game_decided(state):

@@ -77,8 +77,8 @@ from .errors import RuleViolation
 from .events import BoardDealt, DeedsDealt, Event, TableCreated, TurnStarted
 from .flow import (
     JAIL_SQUARE,
-    LIFT,
     MANAGE,
+    OWNER_SALE,
     ApplyFn,
     CheckFn,
     Ctx,
@@ -311,7 +311,7 @@ def legal_commands(state: TableState, seat: int) -> list[Command]:
     if phase not in MANAGE and state.config.manage_any_time:
         for sq in owned(state, seat):
             candidates += [Build(seat, sq), SellBuilding(seat, sq), Mortgage(seat, sq), LiftMortgage(seat, sq)]
-    if phase in LIFT:
+    if phase in OWNER_SALE:
         candidates += [AuctionMortgaged(seat, sq) for sq in owned(state, seat)]
     if phase in MANAGE:
         for sq in owned(state, seat):

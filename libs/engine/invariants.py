@@ -31,6 +31,9 @@ def check_invariants(state: TableState, events_applied: int | None = None) -> No
             fail(f"bankrupt seat {p.seat} still holds assets")
     if state.jackpot < 0:
         fail("negative jackpot pool")
+    # D5: a finished game owes nothing more (a payment left pending would have a timer on a game that is over).
+    if state.finished and state.payments:
+        fail(f"the game is over with {len(state.payments)} payments pending")
 
     # At most one owner per property, and only active players own.
     for sq, square in enumerate(board.squares):

@@ -19,6 +19,7 @@ from .events import MortgageExpired, MortgageFeeDue, MortgageLifted, PropertyMor
 from .flow import (
     LIFT,
     MANAGE,
+    OWNER_SALE,
     ApplyFn,
     CheckFn,
     Ctx,
@@ -62,7 +63,7 @@ def _check_lift(state: TableState, cmd: LiftMortgage) -> None:
 
 
 def _check_mortgage_auction(state: TableState, cmd: AuctionMortgaged) -> None:
-    actor(state, cmd.seat, LIFT, rule="X3", turn_rule="G2")
+    actor(state, cmd.seat, OWNER_SALE, rule="X3", turn_rule="G2")
     if not state.config.mortgage_auction:
         raise RuleViolation("X3", "only Duel auctions one's own mortgaged property")
     property_of(state, cmd.seat, cmd.square, "X3")

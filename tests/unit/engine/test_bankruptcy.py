@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import engine
 from engine import (
     BANK,
@@ -27,6 +29,7 @@ from engine import (
     Surrender,
     TurnEnded,
     TurnStarted,
+    check_invariants,
 )
 
 from .helpers import Table, force_dice, give, place, refused, set_cash
@@ -245,6 +248,47 @@ def test_D2_surrender_only_by_the_seat_that_must_act() -> None:
     t = Table(4, seed=1)
     other = t.state.order[2]
     refused(t, Surrender(other), "D2")
+
+
+@pytest.mark.parametrize(
+    ("mode", "players", "order", "broke", "chance", "chest", "end"),
+    [
+        # H4: the 6-page Short Game ends at the first bankruptcy; seat 2 would have been charged after it
+        ("hasbro-short-6", 3, None, (1,), None, (108,), "short_game"),
+        ("hasbro-short-6", 3, None, (1, 2), None, (108,), "short_game"),  # and bankrupted after the end
+        # X4: the second opponent's bankruptcy leaves one team; seat 2 (the drawer's teammate) comes after
+        ("team", 4, (0, 3, 1, 2), (3, 1), (BIRTHDAY,), None, "last_team"),
+    ],
+)
+def test_C2_C4_D5_collecting_from_every_player_stops_when_a_payers_bankruptcy_ends_the_game(
+    mode: str,
+    players: int,
+    order: tuple[int, ...] | None,
+    broke: tuple[int, ...],
+    chance: tuple[int, ...] | None,
+    chest: tuple[int, ...] | None,
+    end: str,
+) -> None:
+    """The game ends once: nothing is charged, and nobody goes bankrupt, after its GameEnded."""
+    cfg = engine.preset(mode)
+    square = 17 if chest else 7  # a Community Chest square from 14, a Chance square from 4
+    scenario = engine.Scenario(
+        players=tuple("abcd"[:players]),
+        mode=mode,
+        order=order or (),
+        cash=dict.fromkeys(broke, 0),
+        positions={0: square - 3},
+        chance=chance if chance is None else (*chance, *(c.id for c in cfg.chance_deck if c.id not in chance)),
+        chest=chest if chest is None else (*chest, *(c.id for c in cfg.chest_deck if c.id not in chest)),
+        dice=((1, 2),),
+    )
+    state = scenario.state()
+    events = engine.apply(state, Roll(0))
+    ended = [i for i, e in enumerate(events) if isinstance(e, GameEnded)]
+    assert len(ended) == 1 and events[ended[0]].reason == end
+    assert ended[0] == len(events) - 1, events[ended[0] :]
+    assert state.finished and not state.payments
+    check_invariants(state)
 
 
 def test_D2_a_poor_player_charged_by_a_birthday_card_goes_bankrupt_to_the_drawer() -> None:

@@ -417,6 +417,36 @@ def test_X3_mortgage_auction_without_bids_leaves_the_property_with_its_owner() -
     assert t.replay_matches()
 
 
+def test_X3_R3_the_sellers_leaving_calls_the_sale_off() -> None:
+    """Leaving sends the square to the bank with the rest of the seller's holdings, so nothing is left
+    to sell: the auction ends unsold, and nobody pays the seller who is out."""
+    t, seller, sq = _duel_with_mortgage()
+    (started,) = of(t.do(AuctionMortgaged(seller, sq)), AuctionStarted)
+    t.do(Bid(started.bidders[0], t.state.config.board.squares[sq].price))
+    events = t.do(engine.Leave(seller))
+    assert of(events, AuctionSettled) == [AuctionSettled(started.auction_id, sq, BANK, 0)]
+    assert not of(events, PaymentDue)
+    assert t.state.auction is None and t.state.owner[sq] == BANK and t.state.mortgaged_round[sq] == -1
+    assert t.state.current != seller and t.state.phase is Phase.PRE_ROLL
+    assert t.replay_matches()
+
+
+def test_X3_no_owner_sale_while_deciding_a_purchase() -> None:
+    """The decision: in the pre- or post-roll phase of one's own turn, not with an offer open."""
+    scenario = engine.Scenario(
+        players=("a", "b", "c"), mode="duel", owners={0: [39, 37], 1: [1, 3]}, mortgaged=[39], dice=((2, 4),)
+    )
+    state = scenario.state()
+    engine.apply(state, Roll(0))  # onto 6, the bank's
+    assert state.phase is Phase.BUY and state.offer == 6
+    assert AuctionMortgaged(0, 39) not in engine.legal_commands(state, 0)
+    with pytest.raises(RuleViolation) as err:
+        engine.apply(state, AuctionMortgaged(0, 39))
+    assert err.value.rule == "X3"
+    engine.apply(state, engine.BuyProperty(0))
+    assert AuctionMortgaged(0, 39) in engine.legal_commands(state, 0)  # post-roll: allowed
+
+
 def test_X3_mortgage_auction_refusals() -> None:
     t, seller, _ = _duel_with_mortgage()
     unmortgaged = next(

@@ -19,6 +19,7 @@ from engine import (
     TradeExecuted,
     TradeProposed,
     legal_commands,
+    preset,
 )
 
 from .helpers import Table, give, refused, roll_onto
@@ -195,6 +196,14 @@ def test_T2_malformed_terms_refused(terms: dict[str, object]) -> None:
     t, me, other, _ = table()
     give(t.state, me, 6)
     refused(t, ProposeTrade(me, other, **terms), "T2")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("counterparty", ["1", None, [1], 1.0])
+@pytest.mark.parametrize("mode", ["classic", "team"])
+def test_T2_a_counterparty_that_is_not_a_seat_number_is_refused_in_every_mode(mode: str, counterparty: object) -> None:
+    """X4's teammates test (`seat % 2`) must not see it first and crash."""
+    t = Table(4, 1, preset(mode))
+    refused(t, ProposeTrade(t.state.current, counterparty, give_cash=100), "T2")  # type: ignore[arg-type]
 
 
 def test_T2_trade_with_oneself_refused() -> None:
