@@ -28,6 +28,7 @@ from engine import (
     ResumeScheduled,
     Roll,
     RuleViolation,
+    SettleAuction,
     Surrender,
     Tick,
     TimedOut,
@@ -40,8 +41,9 @@ from engine import (
 )
 from engine import VotePause as Vote
 from engine.codec import state_to_data
+from engine.trade import ExecuteTrade
 
-from .helpers import Table, give
+from .helpers import Table, give, roll_onto
 from .test_clock import MIN, SALARY, find_seed, not_doubles, of, roll_to, set_cash
 
 
@@ -341,3 +343,19 @@ def test_E5_the_bankrupt_cannot_block_the_return() -> None:
     t.do(ConfirmBack(b))
     refused(t, ConfirmBack(a), rule="G1")
     assert t.do(ConfirmBack(c))[-1] == ResumeScheduled(t.state.clock + 3_000)
+
+
+def test_E5_an_auction_services_result_is_applied_while_paused() -> None:
+    """The service stops its clock at the pause and takes no bid meanwhile, so a result arriving then was
+    decided before it: refused, it would be lost. A trade's execution, asked while the counterparty
+    waits, is refused like a player's command."""
+    t = Table(players=3, seed=1, config=classic(external=("auction", "trade")))
+    seller = t.state.current
+    roll_onto(t, 39)
+    (started,) = of(t.do(DeclineProperty(seller)), AuctionStarted)
+    pause(t)
+    winner = started.bidders[0]
+    t.do(SettleAuction(-1, started.auction_id, winner, started.start_price))
+    assert t.state.auction is None and t.state.owner[39] == winner
+    other = started.bidders[1]
+    refused(t, ExecuteTrade(seller, 1, other, t.state.turn_no, give_cash=10))
