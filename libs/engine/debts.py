@@ -174,7 +174,9 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
 
 
 def _ev_game_ended(s: TableState, e: GameEnded) -> None:
+    """D5, H6: the game is over, and so is every payment still pending (a worth counted them as made)."""
     s.finished = True
+    s.payments = []
     s.winner = e.winner
     s.end_reason = e.reason
     for player, place in zip(s.players, e.places, strict=True):

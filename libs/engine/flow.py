@@ -424,10 +424,9 @@ def after_auction(ctx: Ctx, settled: auctions.AuctionSettled, reason: AuctionRea
             charge(ctx, settled.winner, BANK, settled.price, PaymentReason.AUCTION, settled.square)  # A3
     if reason == AuctionReason.MORTGAGE_EXPIRED:
         STEPS.expire_mortgages(ctx)
-    elif reason == AuctionReason.BANKRUPT:
-        auction_returned(ctx)
-    elif not ctx.state.rolled:  # M3: a turn that started while this auction ran (its player left, R3)
-        STEPS.expire_mortgages(ctx)
+    elif reason != AuctionReason.BANKRUPT and not ctx.state.rolled:
+        STEPS.expire_mortgages(ctx)  # M3: a turn that started while this auction ran (its player left, R3)
+    auction_returned(ctx)  # D4: properties a bankruptcy returned while this auction ran wait for its end
 
 
 def auction_returned(ctx: Ctx) -> None:
@@ -455,6 +454,8 @@ def bankrupt(ctx: Ctx, seat: int, creditor: int, cause: BankruptCause = Bankrupt
     for sq in received:
         if state.owner[sq] == creditor and state.mortgaged_round[sq] >= 0 and not game_decided(state):
             STEPS.mortgage_fee(ctx, creditor, sq)
+    if state.finished:  # M4: a fee bankrupted the creditor too, and that bankruptcy ended the game
+        return
     active = state.active_seats
     auction = state.auction
     if auction is not None and not game_decided(state):

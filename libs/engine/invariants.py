@@ -31,6 +31,9 @@ def check_invariants(state: TableState, events_applied: int | None = None) -> No
             fail(f"bankrupt seat {p.seat} still holds assets")
     if state.jackpot < 0:
         fail("negative jackpot pool")
+    # D4: the properties waiting for their bank auction are the bank's.
+    if any(state.owner[sq] != BANK for sq in state.auction_queue):
+        fail(f"a square waiting for its D4 auction is owned: {list(state.auction_queue)}")
     # D5: a finished game owes nothing more (a payment left pending would have a timer on a game that is over).
     if state.finished and state.payments:
         fail(f"the game is over with {len(state.payments)} payments pending")

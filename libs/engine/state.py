@@ -297,10 +297,16 @@ class TableState:
         return total
 
     def net_worth(self, seat: int) -> int:
-        """H6 valuation: cash + price (mortgaged: half) + buildings at cost."""
+        """H6 valuation: cash + price (mortgaged: half) + buildings at cost, each pending payment
+        counted as made (a square won at auction and not yet paid for is not worth its price on top)."""
         squares = self.config.board.squares
         hotel = self.config.hotel_after_houses + 1
         total = self.players[seat].cash
+        for p in self.payments:
+            if p.debtor == seat:
+                total -= p.amount
+            elif p.creditor == seat:
+                total += p.amount - p.bank_share
         for sq in self.config.board.purchasable:
             if self.owner[sq] == seat:
                 s = squares[sq]

@@ -512,3 +512,22 @@ def test_D1_a_trade_proposed_in_debt_resolution_is_answered_on_the_debts_timer()
     assert trade is not None
     t.do(engine.AcceptTrade(other, trade.trade_id))
     assert t.state.players[debtor].cash == 1600 and t.state.owner[5] == other
+
+
+def test_D5_R3_the_game_won_while_the_winner_owes_an_auction_price_ends_owing_nothing() -> None:
+    """The last opponents leave while B's $4,000 for Boardwalk is pending: the game is over, and so is
+    the payment (no debt timer runs on a finished table)."""
+    scenario = engine.Scenario(
+        players=("A", "B", "C"), mode="classic", cash={"B": 3000}, positions={"A": 36}, dice=((1, 2),)
+    )
+    state = scenario.state()
+    engine.apply(state, Roll(0))
+    engine.apply(state, DeclineProperty(0))
+    engine.apply(state, Bid(1, 4000))
+    engine.apply(state, PassBid(2))
+    assert [p.debtor for p in state.payments] == [1]
+    engine.apply(state, engine.Leave(2))
+    events = engine.apply(state, engine.Leave(0))
+    assert isinstance(events[-1], GameEnded) and events[-1].winner == 1
+    assert state.finished and state.payments == [] and engine.next_deadline(state) is None
+    check_invariants(state)

@@ -1008,3 +1008,85 @@ def test_A2_D4_P10_external_auctions_carry_the_hasbro_bidding_rules() -> None:
     t2.do(engine.SettleAuction(BANK, started.auction_id, c, 10))
     t2.do(Pay(c))
     assert t2.state.won_buildings == [(c, 1)]
+
+
+# -- the end of the game amid auctions, bankruptcies and payments (D4, D5, H3, H4, H6, M4) ------------------
+
+
+def test_D4_properties_returned_during_another_auction_are_auctioned_when_it_ends() -> None:
+    """C leaves while a declined square is auctioned: C's squares wait for that auction's end, then go
+    to auction one after another, never left with the bank to be bought by whoever lands there."""
+    scenario = Scenario(
+        players=("A", "B", "C"), mode="hasbro", positions={"A": 3}, owners={"C": [11, 13, 5]}, dice=((1, 2),)
+    )
+    state = scenario.state()
+    apply(state, Roll(0))
+    apply(state, engine.DeclineProperty(0))  # Oriental Avenue: B, C, then A bid
+    apply(state, engine.Leave(2))
+    assert state.auction is not None and state.auction.square == 6 and state.auction_queue == [5, 11, 13]
+    apply(state, Bid(1, 10))
+    events = apply(state, PassBid(0))
+    assert AuctionSettled(1, 6, 1, 10) in events
+    (started,) = [e for e in events if isinstance(e, AuctionStarted)]
+    assert (started.square, started.reason) == (5, "bankrupt") and state.auction_queue == [11, 13]
+    check_invariants(state)
+
+
+def test_D5_M4_a_creditor_bankrupted_by_the_fees_of_what_they_received_ends_the_game_once() -> None:
+    """A goes bankrupt to B, whose M4 fees on A's mortgaged squares bankrupt B too: one GameEnded."""
+    mortgaged = [37, 39, 31, 32, 34, 26, 27, 29]
+    scenario = Scenario(
+        players=("A", "B", "C"),
+        mode="hasbro",
+        cash={"A": 0, "B": 0, "C": 500},
+        positions={"A": 8},
+        owners={"A": mortgaged, "B": [11]},
+        mortgaged=mortgaged,
+        dice=((1, 2),),
+    )
+    state = scenario.state()
+    events = apply(state, Roll(0))  # onto B's St. Charles Place, rent A cannot pay
+    ended = [e for e in events if isinstance(e, GameEnded)]
+    assert len(ended) == 1 and ended[0].winner == 2 and isinstance(events[-1], GameEnded)
+    assert replay([*scenario.events(), *events]) is not None
+
+
+def test_H3_M4_a_short_game_ended_by_a_nested_bankruptcy_plays_no_further_turn() -> None:
+    mortgaged = [37, 39, 31, 32, 34, 26, 27, 29]
+    scenario = Scenario(
+        players=("A", "B", "C", "D"),
+        mode="hasbro-short-8",
+        cash={"A": 0, "B": 0, "C": 500, "D": 500},
+        positions={"A": 8},
+        owners={"A": mortgaged, "B": [11]},
+        mortgaged=mortgaged,
+        dice=((1, 2),),
+    )
+    state = scenario.state()
+    events = apply(state, Roll(0))
+    assert isinstance(events[-1], GameEnded) and events[-1].reason == "short_game"
+    assert sum(isinstance(e, GameEnded) for e in events) == 1
+    assert state.turn_no == scenario.state().turn_no
+
+
+def test_H4_H6_a_won_square_not_yet_paid_for_counts_as_paid_and_the_payment_ends_with_the_game() -> None:
+    """B won Boardwalk for $600 and owes it when C's leaving ends the 6-page game: B is worth what B would
+    be after paying ($300 + $400), less than A's $1,000, and the finished game owes nothing."""
+    scenario = Scenario(
+        players=("A", "B", "C"),
+        mode="hasbro-short-6",
+        cash={"A": 1000, "B": 900, "C": 100},
+        positions={"A": 36},
+        dice=((1, 2),),
+    )
+    state = scenario.state()
+    apply(state, Roll(0))
+    apply(state, engine.DeclineProperty(0))  # Boardwalk: B, C, then A bid
+    apply(state, Bid(1, 600))
+    apply(state, PassBid(2))
+    apply(state, PassBid(0))
+    assert state.payments and state.net_worth(1) == 900 - 600 + 400
+    events = apply(state, engine.Leave(2))
+    assert events[-1] == GameEnded(0, (1, 2, 3), "short_game", state.game_ms, state.config.clock.scale)
+    assert state.payments == []
+    check_invariants(state)
