@@ -405,10 +405,17 @@ def hasbro_short_6(**changes: Any) -> TableConfig:
     return hasbro(mode="hasbro-short-6", deal_deeds=3, end_after_bankruptcies=1).with_changes(**changes)
 
 
+#: H5: the longest Time Limit game a table may agree on, in game minutes (a day).
+MAX_TIME_LIMIT_MINUTES = 24 * 60
+
+
 def hasbro_time(time_limit_minutes: int = 60, **changes: Any) -> TableConfig:
     """H5: Time Limit game: at the agreed game minute the richest player (H6) wins."""
-    if type(time_limit_minutes) is not int or time_limit_minutes < 1:
-        raise ValueError(f"H5: time_limit_minutes must be a whole number of minutes, not {time_limit_minutes!r}")
+    if type(time_limit_minutes) is not int or not 1 <= time_limit_minutes <= MAX_TIME_LIMIT_MINUTES:
+        raise ValueError(
+            f"H5: time_limit_minutes must be a whole number of minutes from 1 to {MAX_TIME_LIMIT_MINUTES}, "
+            f"not {time_limit_minutes!r}"
+        )
     return hasbro(mode="hasbro-time", time_limit_minutes=time_limit_minutes).with_changes(**changes)
 
 

@@ -234,9 +234,9 @@ def verify(secret: Secret, token: str, now: float | None = None) -> Claims:
     if not token:
         raise Unauthenticated("a seat token is required")
     body, _, signature = token.partition(".")
-    try:
+    try:  # a body nested thousands deep makes the parser recurse out of its depth, not just fail
         raw = json.loads(_unb64(body)) if body and signature else None
-    except ValueError:
+    except (ValueError, RecursionError):
         raw = None
     if not isinstance(raw, dict):
         raise Unauthenticated("the token is not valid (malformed or not signed by this platform)")

@@ -51,13 +51,14 @@ async def create_table(
     scale: int,
     partition: int | None = None,
     request_id: str | None = None,
+    request_digest: str | None = None,
 ) -> None:
     """The table's row; its first events follow in the same transaction (`append_many`, whose fence
     then checks this instance holds `partition`). A `request_id` used before raises
     `UniqueViolationError` (migration 007)."""
     await conn.execute(
-        "INSERT INTO tables (table_id, mode, players, seed, clock_epoch_ms, clock_scale, seq, partition, request_id) "
-        "VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8)",
+        "INSERT INTO tables (table_id, mode, players, seed, clock_epoch_ms, clock_scale, seq, partition, request_id, "
+        "request_digest) VALUES ($1, $2, $3, $4, $5, $6, 0, $7, $8, $9)",
         table_id,
         mode,
         json.dumps(players),
@@ -66,13 +67,16 @@ async def create_table(
         scale,
         partition,
         request_id,
+        request_digest,
     )
 
 
 async def made_for(conn: asyncpg.Connection | asyncpg.Pool, request_id: str) -> asyncpg.Record | None:
-    """The table a CreateTable with `request_id` made: its id, mode, players, seq and clock epoch."""
+    """The table a CreateTable with `request_id` made: its id, mode, players, seq, clock epoch and the
+    digest of the request that made it (NULL: made before migration 008)."""
     return await conn.fetchrow(
-        "SELECT table_id, mode, players, seq, clock_epoch_ms FROM tables WHERE request_id = $1", request_id
+        "SELECT table_id, mode, players, seq, clock_epoch_ms, request_digest FROM tables WHERE request_id = $1",
+        request_id,
     )
 
 

@@ -98,6 +98,16 @@ RESYNC_FIRST_DELAY_S = 0.05
 RESYNC_MAX_DELAY_S = 1.0
 
 
+def request_digest(
+    mode: str, players: list[str], seed: int, scale: int, external: tuple[str, ...], settings: dict[str, Any]
+) -> str:
+    """What a CreateTable's request_id is bound to: the request as asked (seed and scale 0: the
+    service's choice, so a retry asks the same), canonical JSON, hashed."""
+    asked = [mode, players, seed, scale, sorted(external), settings]
+    text = json.dumps(asked, sort_keys=True, separators=(",", ":"))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
 def command_digest(command: Command | None, seat: int | None) -> str:
     """What a command id is bound to: who sent it (a seat, or the platform: None) and the command's content.
 
@@ -712,7 +722,8 @@ class Tables:
         if not players:
             raise BadRequest("players: one name per seat")
         players = [validate.name(p, "players", MAX_SEAT_NAME) for p in players]
-        if request_id and (made := await self._made_for(request_id, mode, players, config)) is not None:
+        asked = request_digest(mode, players, seed, scale, external, settings) if request_id else ""
+        if request_id and (made := await self._made_for(request_id, mode, players, config, asked)) is not None:
             return made
         if len(self.actors) + len(self.idle.dormant) >= self.max_tables and self._live() >= self.max_tables:
             raise Exhausted(f"this table service holds its maximum of {self.max_tables} live tables", 5000)
@@ -732,7 +743,7 @@ class Tables:
         try:
             async with self.pool.acquire() as conn, conn.transaction():
                 await store.create_table(
-                    conn, table_id, mode, players, seed, epoch, scale, partition, request_id or None
+                    conn, table_id, mode, players, seed, epoch, scale, partition, request_id or None, asked or None
                 )
                 first = store.append_args(
                     table_id,
@@ -748,7 +759,7 @@ class Tables:
                 await store.append_many(conn, [first])
         except asyncpg.UniqueViolationError:
             # the same request_id, asked again while its first call was making the table: that one's
-            made = await self._made_for(request_id, mode, players, config) if request_id else None
+            made = await self._made_for(request_id, mode, players, config, asked) if request_id else None
             if made is None:
                 raise
             return made
@@ -767,15 +778,21 @@ class Tables:
         actor.start()
         return Created(table_id, state.seq, rule_card(config), tuple(players), epoch)
 
-    async def _made_for(self, request_id: str, mode: str, players: list[str], config: TableConfig) -> Created | None:
-        """The table `request_id` made before, or None; ALREADY_EXISTS if it made one of another mode or
-        other players (the key reused for another table)."""
+    async def _made_for(
+        self, request_id: str, mode: str, players: list[str], config: TableConfig, digest: str
+    ) -> Created | None:
+        """The table `request_id` made before, or None; ALREADY_EXISTS if that table was asked for with
+        anything else (another mode, other players, seed, clock scale, sub-protocols or settings: the key
+        reused for another table)."""
         row = await store.made_for(self.pool, request_id)
         if row is None:
             return None
         made_players = json.loads(row["players"])
-        if row["mode"] != mode or made_players != players:
-            raise Conflict(f"request_id {request_id!r} made table {row['table_id']}, of other players or another mode")
+        if row["mode"] != mode or made_players != players or row["request_digest"] not in (None, digest):
+            raise Conflict(
+                f"request_id {request_id!r} made table {row['table_id']} for another request (mode, players, "
+                "seed, clock scale, external or settings); a retry repeats the same request, a new table takes a new id"
+            )
         return Created(row["table_id"], row["seq"], rule_card(config), tuple(made_players), row["clock_epoch_ms"])
 
     def seat_token(self, table_id: str, seat: int, name: str, epoch_ms: int) -> str:

@@ -334,11 +334,16 @@ async def test_create_table_asked_again_with_its_request_id_answers_the_same_tab
     assert again.rule_card == first.rule_card
     async with pool.acquire() as conn:
         assert await conn.fetchval("SELECT count(*) FROM tables WHERE request_id = $1", key) == 1
-    # the key with other players is another table's: refused, nothing made
-    other = table_pb2.CreateTableRequest(mode="classic", players=["ann", "cy"], request_id=key)
-    with pytest.raises(grpc.aio.AioRpcError) as caught:
-        await stub.CreateTable(other, timeout=30)
-    assert caught.value.code() == grpc.StatusCode.ALREADY_EXISTS, caught.value.details()
+    # the key with anything else changed is another table's: refused, nothing made
+    for change in ({"players": ["ann", "cy"]}, {"external": ["trade"]}, {"seed": 7}, {"clock_scale": 60}):
+        other = table_pb2.CreateTableRequest(
+            **{"mode": "classic", "players": ["ann", "bob"], "request_id": key, **change}
+        )
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await stub.CreateTable(other, timeout=30)
+        assert caught.value.code() == grpc.StatusCode.ALREADY_EXISTS, (change, caught.value.details())
+    async with pool.acquire() as conn:
+        assert await conn.fetchval("SELECT count(*) FROM tables WHERE request_id = $1", key) == 1
     await retire(pool, first.table_id)
 
 

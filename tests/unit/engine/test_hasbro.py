@@ -861,6 +861,13 @@ def test_H3_H4_short_games_end_at_their_bankruptcy_by_the_H6_valuation(make: obj
         assert sorted(p.place for p in state.players) == [1, 2, 3, 4]
 
 
+@pytest.mark.parametrize("minutes", [0, -5, 24 * 60 + 1, 10**30, 2**62, True, 60.0, "60", None])
+def test_H5_a_time_limit_is_a_whole_number_of_minutes_up_to_a_day(minutes: object) -> None:
+    with pytest.raises(ValueError, match="H5"):
+        hasbro_time(time_limit_minutes=minutes)  # type: ignore[arg-type]
+    assert hasbro_time(time_limit_minutes=24 * 60).time_limit_minutes == 24 * 60
+
+
 def test_H5_the_time_limit_game_ends_at_the_agreed_time_by_worth() -> None:
     t = Table(3, 2, hasbro_time(time_limit_minutes=1))
     c = t.state.current

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -43,6 +44,8 @@ def test_the_same_claims_give_the_same_token() -> None:
         "garbage",
         "a.b",
         auth.issue("another-key", "t1", 0, "a"),  # forged: signed with another key
+        base64.urlsafe_b64encode(b"[" * 5000).decode().rstrip("=") + ".sig",  # nested too deep to parse
+        base64.urlsafe_b64encode(b'{"k":' * 3000).decode().rstrip("=") + ".sig",
     ],
 )
 def test_malformed_or_forged_tokens_are_unauthenticated(token: str) -> None:
