@@ -929,6 +929,9 @@ class Tables:
             return None
         if claims.role != "player":
             raise Forbidden(f"a {claims.role} token cannot act for a seat")
+        if command.seat != claims.seat:  # another player's seat: refused before anything about the command
+            COMMANDS.labels(kind.__name__, "forbidden").inc()
+            raise Forbidden(f"this token acts for seat {claims.seat}, not seat {command.seat}")
         for sub_protocol in actor.state.config.external:
             if kind in EXTERNAL_COMMANDS[sub_protocol]:
                 rule = {"auction": "A1", "trade": "T1", "casino": "K1"}[sub_protocol]
