@@ -309,6 +309,25 @@ async def charge(method: str, claims: auth.Claims | None, connection: str) -> st
     return key if quota == quotas.STREAM else None
 
 
+async def admit(
+    secret: auth.Secret,
+    method: str,
+    request: Any,
+    metadata: Any,
+    connection: str,
+    verified: dict[str, auth.Claims] | None = None,
+) -> tuple[auth.Claims | None, str | None]:
+    """`authorize`, then `charge`: the call's claims and its stream key. A call its token gets refused
+    still spends a call of its connection (as one without a token), so a flood of bad tokens meets
+    the quotas like any other flood: RESOURCE_EXHAUSTED once spent, answered after the refusal delay."""
+    try:
+        claims = authorize(secret, method, request, metadata, verified)
+    except (Unauthenticated, Forbidden):
+        await charge(method, None, connection)
+        raise
+    return claims, await charge(method, claims, connection)
+
+
 class TokenVerification(grpc.aio.ServerInterceptor):
     """Verify the call's token and check it against `access.POLICY` (`authorize`), then keep its
     claims for the call (`auth.current_claims()`).
@@ -336,8 +355,7 @@ class TokenVerification(grpc.aio.ServerInterceptor):
             inner = handler.unary_unary
 
             async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                claims = authorize(self.secret, method, request, metadata)
-                await charge(method, claims, context.peer())
+                claims, _ = await admit(self.secret, method, request, metadata, context.peer())
                 token = auth.set_current_claims(claims)
                 try:
                     return await inner(request, context)
@@ -350,8 +368,7 @@ class TokenVerification(grpc.aio.ServerInterceptor):
 
             async def streaming(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
                 # Set in the call's own task: the handler's generator runs in it, no other call sees it.
-                claims = authorize(self.secret, method, request, metadata)
-                key = await charge(method, claims, context.peer())
+                claims, key = await admit(self.secret, method, request, metadata, context.peer())
                 auth.set_current_claims(claims)
                 if key is None or QUOTAS is None:
                     async for item in stream(request, context):

@@ -127,8 +127,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         verified: dict[str, auth.Claims] = {}  # the stream's tokens, each signature checked once
         async for request in requests:
             try:
-                claims = grpcserver.authorize(self.tables.token_secret, PLAY_METHOD, request, verified=verified)
-                await grpcserver.charge(PLAY_METHOD, claims, context.peer())
+                claims, _ = await grpcserver.admit(
+                    self.tables.token_secret, PLAY_METHOD, request, None, context.peer(), verified
+                )
                 token = auth.set_current_claims(claims)
                 try:
                     answer = await self.SubmitCommand(request, context)

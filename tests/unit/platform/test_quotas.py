@@ -6,8 +6,9 @@ import asyncio
 
 import pytest
 
+from monopoly.v1 import table_pb2
 from servicekit import grpcserver
-from servicekit.errors import Exhausted
+from servicekit.errors import Exhausted, Unauthenticated
 from servicekit.quotas import COMMAND, Buckets, Quotas, QuotaSettings, Streams
 
 
@@ -85,3 +86,18 @@ async def test_a_refusal_is_answered_no_sooner_than_the_refusal_delay(monkeypatc
     assert loop.time() - started >= 0.149
     assert refused.value.retry_after_ms > 0
     assert QuotaSettings.from_env({"QUOTA_REFUSAL_DELAY_MS": "0"}).refusal_delay_ms == 0.0
+
+
+async def test_a_flood_of_bad_tokens_spends_its_connections_quota_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A refused token costs its connection a call: after the burst the flood is RESOURCE_EXHAUSTED, not
+    answered UNAUTHENTICATED as fast as it is sent."""
+    quotas = Quotas(QuotaSettings(connection_per_s=0.01, connection_burst=3, refusal_delay_ms=0))
+    monkeypatch.setattr(grpcserver, "QUOTAS", quotas)
+    method = "/monopoly.v1.TableService/GetTable"
+    request = table_pb2.GetTableRequest(table_id="t1")
+    forged = (("authorization", "Bearer e30.forged"),)
+    for _ in range(3):
+        with pytest.raises(Unauthenticated):
+            await grpcserver.admit("key", method, request, forged, "ipv4:127.0.0.1:9")
+    with pytest.raises(Exhausted, match="connection"):
+        await grpcserver.admit("key", method, request, forged, "ipv4:127.0.0.1:9")
