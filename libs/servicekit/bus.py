@@ -24,6 +24,8 @@ from nats.js import JetStreamContext
 from nats.js.api import RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import BadRequestError, NotFoundError, ServiceUnavailableError
 
+from .errors import unreachable
+
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
@@ -162,6 +164,24 @@ def stream_config(spec: JStream = TABLE_EVENTS, retention: Retention | None = No
     return config
 
 
+async def _nats_error(exc: Exception) -> None:
+    """The client's asynchronous errors. While the server is away it reports each failed reconnect:
+    that is an outage the service rides out (its health says NOT_SERVING), one line each, not a
+    traceback; anything else keeps its traceback."""
+    if unreachable(exc) or isinstance(exc, OSError | TimeoutError):
+        log.warning("nats: %s: %s", type(exc).__name__, exc)
+    else:
+        log.error("nats: encountered error", exc_info=exc)
+
+
+async def _nats_disconnected() -> None:
+    log.warning("nats: disconnected; reconnecting")
+
+
+async def _nats_reconnected() -> None:
+    log.info("nats: reconnected")
+
+
 async def connect(
     url: str,
     user: str = "",
@@ -181,6 +201,9 @@ async def connect(
         tls=tls,
         user=user if password else None,
         password=password or None,
+        error_cb=_nats_error,
+        disconnected_cb=_nats_disconnected,
+        reconnected_cb=_nats_reconnected,
     )
     js = nc.jetstream()
     wanted = None if streams is None else set(streams)

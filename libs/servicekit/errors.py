@@ -15,6 +15,9 @@ PG_CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
     asyncpg.OperatorInterventionError,
     asyncpg.InterfaceError,
     asyncpg.TooManyConnectionsError,
+    # The connection's protocol caught in the middle of another operation: what asyncpg raises on a
+    # connection that Postgres dropped while it was being closed or reset (seen as Postgres stopped).
+    asyncpg.exceptions.InternalClientError,
 )
 #: The same for NATS and JetStream (no server, a connection closed or reconnecting, no stream answered).
 NATS_CONNECTION_ERRORS: tuple[type[BaseException], ...] = (

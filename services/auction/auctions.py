@@ -190,6 +190,14 @@ def limits_changed(row: AuctionRow, seq: int, changed: AuctionLimitsChanged) -> 
     return dataclasses.replace(row, state=state, limits=limits, limits_seq=seq, version=row.version + 1)
 
 
+def restarted(row: AuctionRow, now_ms: int) -> AuctionRow:
+    """E2: the current bidder's whole bid window again from `now_ms` (their time ran out while the
+    platform could not take a bid)."""
+    return dataclasses.replace(
+        row, deadline_unix_ms=now_ms + bid_window_ms(row.bid_ms, row.clock_scale), version=row.version + 1
+    )
+
+
 def paused(row: AuctionRow, at_ms: int) -> AuctionRow | None:
     """E5: the game paused at wall time `at_ms`: the bidder's clock stops (None: it was stopped already)."""
     if row.paused_left_ms is not None:
@@ -236,6 +244,9 @@ class Auction:
     row: AuctionRow
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.TimerHandle | None = None
+    #: E2: the bidder's time ran out while Postgres could not be reached (no bid could be taken either):
+    #: once it is back the bidder gets a whole bid window instead of the time-out.
+    outage: bool = False
     watchers: set[asyncio.Queue[auction_pb2.AuctionView | None]] = field(default_factory=set)
 
 
@@ -351,7 +362,9 @@ class Auctions:
 
     async def start(self, table_id: str, seq: int, started: AuctionStarted, wall_unix_ms: int, scale: int) -> bool:
         """Open the auction a table started; False if it was opened before (a redelivery)."""
-        row = new_row(table_id, seq, started, wall_unix_ms, scale)
+        # The first bidder's time runs from the opening here, or from the table's event if that is later: an
+        # AuctionStarted heard late (NATS away, this service restarting) does not time the bidder out at once.
+        row = new_row(table_id, seq, started, max(wall_unix_ms, wall_ms()), scale)
         older = self.open.get(table_id)
         if older is not None and older.row.auction_id > started.auction_id:
             return False  # a late copy of an auction the table closed before opening the one held here
@@ -597,12 +610,30 @@ class Auctions:
                 return
             seat = a.row.state.bidder
             try:
+                if a.outage:
+                    await self._commit(a, restarted(a.row, now), None, [])
+                    a.outage = False
+                    log.info(
+                        "table %s: auction %d: seat %d's time ran out while Postgres was away; a whole bid window "
+                        "from now",
+                        a.row.table_id,
+                        a.row.auction_id,
+                        seat,
+                    )
+                    return
                 new, move, facts = play(a.row, PassBid(seat), now, timed_out=True)
                 await self._commit(a, new, move, facts)
             except Stale:
                 return  # reloaded and re-armed by _commit
-            except Exception:
-                log.exception("table %s: time-out of auction %d failed; retrying", a.row.table_id, a.row.auction_id)
+            except Exception as exc:
+                a.outage = a.outage or isinstance(exc, Unavailable)
+                log.warning(
+                    "table %s: time-out of auction %d failed (%s); retrying",
+                    a.row.table_id,
+                    a.row.auction_id,
+                    exc,
+                    exc_info=not isinstance(exc, Unavailable),
+                )
                 self._arm(a, retry=True)
                 return
         MOVES.labels("timed_out").inc()

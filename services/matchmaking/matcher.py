@@ -52,7 +52,7 @@ from engine.config import HOST_SETTINGS, preset, rule_card
 from monopoly.v1 import matchmaking_pb2 as pb
 from monopoly.v1 import table_pb2, table_pb2_grpc
 from servicekit import auth, bus, validate
-from servicekit.errors import BadRequest, Forbidden, NotFound, Unauthenticated, Unavailable
+from servicekit.errors import BadRequest, Forbidden, NotFound, Unauthenticated, Unavailable, unreachable
 
 from . import store
 from .queues import QUEUE_MODES, Plan, Rules, SeatPlan, Ticket, plan
@@ -367,6 +367,7 @@ class Matchmaker:
         """Every tick, form what can be formed; reconcile live matches at start and every
         RECONCILE_S; until `stop`."""
         next_reconcile = 0.0
+        away = False  # the last pass failed for an outage
         while not self._stopped.is_set():
             if asyncio.get_running_loop().time() >= next_reconcile:
                 try:
@@ -376,10 +377,18 @@ class Matchmaker:
                     log.exception("reconciling live matches failed")
             try:
                 formed = await self.match_once()
-            except Exception:  # Postgres or the table service away for a moment: the next pass retries
+            except Exception as exc:  # Postgres or the table service away for a moment: the next pass retries
                 ERRORS.inc()
-                log.exception("matcher pass failed")
                 formed = 0
+                if not unreachable(exc):
+                    log.exception("matcher pass failed")
+                elif not away:  # an outage is said once, not at every tick while it lasts
+                    away = True
+                    log.warning("matcher: %s away (%s); retrying every tick", "Postgres or a service", exc)
+            else:
+                if away:
+                    away = False
+                    log.info("matcher: back to forming tables")
             if formed:
                 self.relay_wake()
                 self._notify()

@@ -5,6 +5,7 @@ went in. Each test has a schema of its own."""
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -173,4 +174,50 @@ async def test_A1_an_outcome_still_unknown_is_said_and_the_move_asked_again_is_a
     assert refused.value.rule == "A1"
     async with pool.acquire() as conn:
         assert await conn.fetchval("SELECT count(*) FROM auction_moves WHERE table_id = $1", table_id) == 1
+    await auctions.stop()
+
+
+async def until_in_postgres(pool: asyncpg.Pool, table_id: str, auction_id: int, check: Any) -> store.AuctionRow:
+    for _ in range(200):
+        row = await in_postgres(pool, table_id, auction_id)
+        if check(row):
+            return row
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"auction {auction_id} of {table_id} never reached the state: {row}")
+
+
+async def test_E2_a_bidder_whose_time_ran_out_while_postgres_was_away_gets_a_whole_window_once_it_is_back(
+    pool: asyncpg.Pool,
+) -> None:
+    """No bid could be taken meanwhile, so the time-out would be the platform's fault: once Postgres is
+    back the bidder's window starts again, and only that one's end times them out."""
+    losing = LosingPool(pool)
+    auctions = Auctions(losing)  # type: ignore[arg-type]
+    table_id = "t-" + uuid.uuid4().hex[:8]
+    started = auction_started()
+    assert await auctions.start(table_id, 10, started, wall_ms(), 100)  # 20 game s at 100x: 200 ms a bidder
+    bidder = auctions.open[table_id].row.state.bidder
+    losing.down = True
+    await asyncio.sleep(0.6)  # the bidder's deadline passes while every write is refused
+    losing.down = False
+    back = wall_ms()
+    row = await until_in_postgres(pool, table_id, started.auction_id, lambda r: r.version >= 1)
+    assert (row.moves, row.state.bidder) == (0, bidder)  # not timed out
+    assert row.deadline_unix_ms >= back + 200
+    row = await until_in_postgres(pool, table_id, started.auction_id, lambda r: r.moves >= 1)
+    async with pool.acquire() as conn:
+        kinds = await conn.fetch("SELECT seat, kind FROM auction_moves WHERE table_id = $1 ORDER BY n", table_id)
+    assert [(r["seat"], r["kind"]) for r in kinds][:1] == [(bidder, "timeout")]  # the new window ran out
+    await auctions.stop()
+
+
+async def test_A1_an_auction_heard_late_gives_its_first_bidder_the_whole_window(pool: asyncpg.Pool) -> None:
+    """The table's AuctionStarted reached the service a minute after it was committed (NATS away): the
+    first bidder's time runs from the opening here, not from the event."""
+    auctions = Auctions(pool)
+    table_id = "t-" + uuid.uuid4().hex[:8]
+    opening = wall_ms()
+    assert await auctions.start(table_id, 10, auction_started(), opening - 60_000, 1)
+    assert auctions.open[table_id].row.deadline_unix_ms >= opening + 20_000
+    assert auctions.open[table_id].row.moves == 0
     await auctions.stop()

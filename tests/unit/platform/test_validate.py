@@ -69,6 +69,7 @@ def test_a_nul_anywhere_in_a_request_is_refused() -> None:
         asyncpg.ConnectionDoesNotExistError("closed"),
         asyncpg.CannotConnectNowError("starting up"),
         asyncpg.AdminShutdownError("terminating"),
+        asyncpg.exceptions.InternalClientError("cannot switch to state 12; another operation (2) is in progress"),
         nats.errors.NoServersError(),
         nats.errors.ConnectionClosedError(),
     ],
