@@ -12,6 +12,8 @@ they owe, where a surrender in debt to a player goes to that player (D3).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .auction import withdraw
 from .commands import Leave, Pay, Surrender
 from .errors import RuleViolation
@@ -149,7 +151,9 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
     player.place = e.place
     s.eliminated.append(e.seat)
     first = s.payments[0] if s.payments else None
-    s.payments = [p for p in s.payments if p.debtor != e.seat and p.creditor != e.seat]
+    s.payments = [
+        _without(p, e.seat) for p in s.payments if p.debtor != e.seat and (p.creditor != e.seat or p.bank_share)
+    ]
     if first is not None and (not s.payments or s.payments[0] is not first):  # the one due first went
         if s.payments:
             start_payment_timer(s)  # D1, E1: the next debtor's own timer
@@ -171,6 +175,14 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
         s.offer = -1
         s.casino = False
         s.roll_again = False
+
+
+def _without(payment: Payment, seat: int) -> Payment:
+    """R3, D3: a payment once `seat` is out. What it owed the leaver is dropped, but not the bank's share
+    of it (E4's rent tax, X3's lifting cost): that was never the leaver's, so it is still owed to the bank."""
+    if payment.creditor != seat:
+        return payment
+    return replace(payment, creditor=BANK, amount=payment.bank_share, bank_share=0)
 
 
 def _ev_game_ended(s: TableState, e: GameEnded) -> None:

@@ -81,8 +81,8 @@ def draw_card(ctx: Ctx, seat: int, deck: str) -> None:
         charge(ctx, seat, BANK, card.amount, PaymentReason.CARD, here)
     elif effect is Effect.COLLECT_EACH:
         for other in others(state, seat):
-            if state.finished:  # D5, H3/H4, X4: a payer's bankruptcy ended the game
-                break
+            if state.finished or state.players[seat].bankrupt:  # D5, H3/H4, X4: a payer's bankruptcy ended
+                break  # the game, or (M4) the fees on what it passed to the drawer bankrupted the drawer
             charge(ctx, other, seat, card.amount, PaymentReason.CARD, here)
     elif effect is Effect.PAY_EACH:
         payees = others(state, seat)

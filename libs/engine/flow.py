@@ -283,6 +283,15 @@ def move_to(ctx: Ctx, seat: int, target: int) -> None:
     move(ctx, seat, steps or 40)
 
 
+def _auctioned_by_the_bank(state: TableState, square: int) -> bool:
+    """D4: a square a bankruptcy returned is the bank's to auction (now, or once the running auction
+    ends), not a purchase for whoever lands on it meanwhile."""
+    auction = state.auction
+    if auction is not None and auction.square == square and auction.reason not in BUILDING_AUCTIONS:
+        return True
+    return square in state.auction_queue
+
+
 def land(ctx: Ctx, seat: int, card: Card | None = None) -> None:
     """Resolve the square the player's token rests on (P1, P2, taxes, C4, K1, G7)."""
     state = ctx.state
@@ -292,7 +301,8 @@ def land(ctx: Ctx, seat: int, card: Card | None = None) -> None:
     if kind is _PROPERTY or kind is _RAILROAD or kind is _UTILITY:
         owner = state.owner[pos]
         if owner == BANK:
-            ctx.emit(PurchaseOffered(seat, pos, square.price))
+            if not _auctioned_by_the_bank(state, pos):
+                ctx.emit(PurchaseOffered(seat, pos, square.price))
         elif (
             owner != seat
             and state.mortgaged_round[pos] < 0
@@ -390,21 +400,24 @@ def start_auction(
 def bid_limits(state: TableState, square: int, reason: AuctionReason, bidders: Sequence[int]) -> tuple[int, ...]:
     """A3: per bidder, the most they could pay for what the auction sells (an auction service's limits)."""
     mortgage_value = 0 if reason in BUILDING_AUCTIONS else state.config.board.squares[square].mortgage_value
-    return tuple(raisable_for_bid(state, seat, mortgage_value) for seat in bidders)
+    players = state.players
+    return tuple(0 if players[seat].bankrupt else raisable_for_bid(state, seat, mortgage_value) for seat in bidders)
 
 
 def refresh_auction_limits(ctx: Ctx) -> None:
     """A3 (external auctions): after a command that changed what a bidder could pay while the auction
     service runs the auction (hasbro trades, builds and mortgages go on meanwhile), tell it the new limits."""
     auction = ctx.state.auction
-    if auction is None or not auction.limits:
+    if auction is None or not auction.limits or ctx.state.finished:
         return
     limits = bid_limits(ctx.state, auction.square, auction.reason, auction.bidders)
     if limits != auction.limits:
         ctx.emit(auctions.AuctionLimitsChanged(auction.auction_id, limits))
 
 
-def after_auction(ctx: Ctx, settled: auctions.AuctionSettled, reason: AuctionReason, seller: int = BANK) -> None:
+def after_auction(
+    ctx: Ctx, settled: auctions.AuctionSettled, reason: AuctionReason, seller: int = BANK, returned: bool = True
+) -> None:
     """A3: the winning bid is a mandatory payment; then the next M3 or D4 auction, if any, or the M3
     expiry the turn's start put off while this auction ran."""
     if settled.winner != BANK:
@@ -426,7 +439,8 @@ def after_auction(ctx: Ctx, settled: auctions.AuctionSettled, reason: AuctionRea
         STEPS.expire_mortgages(ctx)
     elif reason != AuctionReason.BANKRUPT and not ctx.state.rolled:
         STEPS.expire_mortgages(ctx)  # M3: a turn that started while this auction ran (its player left, R3)
-    auction_returned(ctx)  # D4: properties a bankruptcy returned while this auction ran wait for its end
+    if returned:  # D4: properties a bankruptcy returned while this auction ran wait for its end
+        auction_returned(ctx)  # (`bankrupt` calls it itself, after the turn it may end)
 
 
 def auction_returned(ctx: Ctx) -> None:
@@ -467,7 +481,7 @@ def bankrupt(ctx: Ctx, seat: int, creditor: int, cause: BankruptCause = Bankrupt
             settled = auctions.result_if_closed(auction)
         if settled is not None:
             ctx.emit(settled)
-            after_auction(ctx, settled, auction.reason, auction.seller)
+            after_auction(ctx, settled, auction.reason, auction.seller, returned=False)
     if state.vote_deadline >= 0 and not game_decided(state):
         STEPS.pause_if_agreed(ctx)  # E5: the one who had not answered has left
     if state.paused and state.resume_at < 0 and not game_decided(state):

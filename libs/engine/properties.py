@@ -19,6 +19,8 @@ from .state import BANK, TableState
 
 def _check_buy(state: TableState, cmd: BuyProperty) -> None:
     actor(state, cmd.seat, ONLY_BUY, rule="P1")
+    if state.owner[state.offer] != BANK:  # sold meanwhile (never expected: a square being auctioned is not offered)
+        raise RuleViolation("P1", f"square {state.offer} is no longer the bank's to sell")
     price = state.config.board.squares[state.offer].price
     if state.players[cmd.seat].cash < price:
         raise RuleViolation("P1", f"the price is ${price} and you have ${state.players[cmd.seat].cash}")

@@ -1097,3 +1097,72 @@ def test_H4_H6_a_won_square_not_yet_paid_for_counts_as_paid_and_the_payment_ends
     assert events[-1] == GameEnded(0, (1, 2, 3), "short_game", state.game_ms, state.config.clock.scale)
     assert state.payments == []
     check_invariants(state)
+
+
+def test_D4_the_returned_properties_of_the_player_whose_turn_it_was_are_auctioned_after_the_turn_passes() -> None:
+    """The current player leaves as the last to answer in an auction: it settles, the turn passes, and
+    only then are the leaver's squares auctioned, the bidding starting after the new current player."""
+    scenario = Scenario(players=("a", "b", "c", "d"), mode="hasbro", turn=1, owners={"b": [39, 37]}, dice=((1, 2),))
+    state = scenario.state()
+    apply(state, Roll(1))
+    apply(state, engine.DeclineProperty(1))
+    apply(state, Bid(2, 10))
+    apply(state, PassBid(3))
+    apply(state, PassBid(0))
+    events = apply(state, engine.Leave(1))
+    kinds = [type(e).__name__ for e in events]
+    assert kinds.index("TurnStarted") < kinds.index("AuctionStarted")
+    (started,) = [e for e in events if isinstance(e, AuctionStarted)]
+    assert state.current == 2 and started.bidders == (3, 0, 2)
+
+
+def test_A3_D5_no_limits_are_sent_after_the_game_ends_and_a_bankrupt_bidders_limit_is_0() -> None:
+    scenario = Scenario(players=("a", "b", "c"), config=hasbro(external=("auction",)), dice=((1, 2),))
+    state = scenario.state()
+    apply(state, Roll(0))
+    apply(state, engine.DeclineProperty(0))
+    apply(state, engine.Leave(2))
+    assert state.auction is not None
+    assert state.auction.limits[state.auction.bidders.index(2)] == 0
+    events = apply(state, engine.Leave(1))
+    assert isinstance(events[-1], GameEnded)
+
+
+def test_C2_M4_collecting_stops_when_the_drawer_goes_bankrupt_too() -> None:
+    """The first payer's bankruptcy hands the drawer a mortgaged Boardwalk whose M4 fee the drawer
+    cannot pay: the drawer is out, and nobody else is charged for them."""
+    scenario = Scenario(
+        players=("d", "o1", "o2", "o3"),
+        mode="hasbro",
+        cash={"d": 0, "o1": 5},
+        owners={"o1": ["Boardwalk"], "o2": [3]},
+        mortgaged=["Boardwalk"],
+        chest=(108, *range(100, 108), *range(109, 116)),
+        dice=((1, 1),),
+    )
+    state = scenario.state()
+    apply(state, Roll(0))  # onto Community Chest 2: "It is your birthday"
+    assert state.players[0].bankrupt and state.players[1].bankrupt
+    assert not [p for p in state.payments if p.creditor == 0]
+    check_invariants(state)
+
+
+def test_D4_P1_a_square_waiting_for_its_bank_auction_is_not_offered_to_whoever_lands_on_it() -> None:
+    scenario = Scenario(
+        players=("a", "b", "c", "d"),
+        mode="hasbro",
+        cash={"a": 20},
+        owners={"a": [39], "b": [11, 13]},
+        jail={"a": 2},
+        dice=((1, 2),),
+    )
+    state = scenario.state()
+    apply(state, Roll(0))  # a third failed roll in jail: the fine, then the move (J4)
+    apply(state, engine.Leave(1))  # b's squares go to the bank: 11 auctioned now, 13 waits
+    assert state.auction is not None and state.auction.square == 11 and state.auction_queue == [13]
+    apply(state, Mortgage(0, 39))
+    events = apply(state, Pay(0))  # a pays and moves 10 + 3 = 13
+    assert state.players[0].position == 13
+    assert not [e for e in events if isinstance(e, engine.PurchaseOffered)]
+    assert state.offer != 13
+    check_invariants(state)

@@ -431,6 +431,27 @@ def test_X3_R3_the_sellers_leaving_calls_the_sale_off() -> None:
     assert t.replay_matches()
 
 
+def test_X3_R3_a_seller_who_leaves_before_being_paid_forgoes_the_price_but_the_bank_keeps_its_lifting_cost() -> None:
+    """The payment to the leaver is dropped (R3), all but the bank's share of it: the winner, who got the
+    square unmortgaged, still owes the bank the lifting cost."""
+    t, seller, sq = _duel_with_mortgage()
+    price = t.state.config.board.squares[sq].price
+    (started,) = of(t.do(AuctionMortgaged(seller, sq)), AuctionStarted)
+    winner, other = started.bidders
+    t.do(Bid(winner, price))
+    t.do(PassBid(other))
+    t.do(engine.Leave(seller))
+    assert [(p.debtor, p.creditor, p.amount, p.bank_share) for p in t.state.payments] == [
+        (winner, BANK, t.state.config.lift_cost(price), 0)
+    ]
+    cash, bank_in = t.state.players[winner].cash, t.state.bank_in
+    t.do(Pay(winner))
+    assert t.state.players[winner].cash == cash - t.state.config.lift_cost(price)
+    assert t.state.bank_in == bank_in + t.state.config.lift_cost(price)
+    assert t.state.owner[sq] == winner and t.state.mortgaged_round[sq] == -1
+    assert t.replay_matches()
+
+
 def test_X3_no_owner_sale_while_deciding_a_purchase() -> None:
     """The decision: in the pre- or post-roll phase of one's own turn, not with an offer open."""
     scenario = engine.Scenario(
