@@ -174,10 +174,6 @@ async def _nats_error(exc: Exception) -> None:
         log.error("nats: encountered error", exc_info=exc)
 
 
-async def _nats_disconnected() -> None:
-    log.warning("nats: disconnected; reconnecting")
-
-
 async def _nats_reconnected() -> None:
     log.info("nats: reconnected")
 
@@ -193,6 +189,12 @@ async def connect(
     """Connect (as `user` when a password is given; `servicekit.natsauth` says what it may do) and
     bring the streams named in `streams` (None: every stream) to their spec: each service creates
     the streams it owns, the only ones its permissions let it change."""
+    client: list[NATS] = []
+
+    async def disconnected() -> None:
+        if client and not client[0].is_closed:  # lost, not closed on purpose
+            log.warning("nats: disconnected; reconnecting")
+
     nc = await nats.connect(
         [part.strip() for part in url.split(",") if part.strip()],  # several URLs: the nodes of a cluster
         name=user or "monopoly",
@@ -202,9 +204,10 @@ async def connect(
         user=user if password else None,
         password=password or None,
         error_cb=_nats_error,
-        disconnected_cb=_nats_disconnected,
+        disconnected_cb=disconnected,
         reconnected_cb=_nats_reconnected,
     )
+    client.append(nc)
     js = nc.jetstream()
     wanted = None if streams is None else set(streams)
     for spec in STREAMS:
