@@ -13,7 +13,8 @@ the band, which widens with waiting time, and the table has room:
   Classic, or with more when they are waiting at once (never rated, R1).
 * Bot fill: when a unit that asked for it has waited `small_table_wait_s` and
   no full table formed, bots ("bot-<n>") take the empty seats up to the start
-  size; such a game is unrated.
+  size; such a game is unrated. Not in place of a small table without bots
+  that could start, unless every unit in it asked for bots.
 
 An anchor that cannot start waits; the units after it may still form tables
 among themselves.
@@ -204,7 +205,11 @@ def plan(mode: str, tickets: Sequence[Ticket], rules: Rules) -> list[Plan]:
         waited = anchor.waited_s >= rules.small_table_wait_s
         bots = 0
         ready = total >= size.start_at or (waited and total >= size.min_players)
-        if waited and total < size.start_at and any(u.bot_fill for u in group):
+        # Bots for a unit that asked for them once it has itself waited, and never in place of a table
+        # without bots that can start: an older player who did not ask keeps the rated small table the
+        # wait has earned them (they sit with bots only where no table could start without them).
+        filler_waited = any(u.bot_fill and u.waited_s >= rules.small_table_wait_s for u in group)
+        if filler_waited and total < size.start_at and (not ready or all(u.bot_fill for u in group)):
             bots = size.start_at - total
             ready = True
         if not ready:

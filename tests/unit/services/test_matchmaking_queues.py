@@ -72,6 +72,20 @@ def test_bot_fill_after_the_wait_is_unrated() -> None:
     assert [s.ticket is None for s in team.seats] == [False, True, False, True]
 
 
+def test_R4_bots_wait_for_the_player_who_asked_and_never_take_a_rated_small_table_from_one_who_did_not() -> None:
+    """alice (no bots) has waited; bob (bots) just came: the small rated table of the two, not four with bots."""
+    (pair,) = plan("classic", [t(0, 40), t(1, 1, bots=True)], RULES)
+    assert [s.name for s in pair.seats] == ["name0", "name1"] and pair.rated
+    (pair,) = plan("classic", [t(0, 40), t(1, 35, bots=True)], RULES)  # both waited: still the rated pair
+    assert len(pair.seats) == 2 and pair.rated
+    (filled,) = plan("classic", [t(0, 40, bots=True), t(1, 35, bots=True)], RULES)  # both asked: bots
+    assert len(filled.seats) == 4 and not filled.rated
+    # in Duel nobody sits without a third player: there, a player who asked for bots has them after their wait
+    assert plan("duel", [t(0, 40), t(1, 1, bots=True)], RULES) == []
+    (duel,) = plan("duel", [t(0, 40), t(1, 31, bots=True)], RULES)
+    assert [s.name for s in duel.seats] == ["name0", "name1", "bot-1"] and not duel.rated
+
+
 def test_duplicate_names_are_told_apart() -> None:
     same = [Ticket(f"t{i}", f"p{i}", "ann", None, 1, False, 1.0) for i in range(4)]
     (table,) = plan("classic", same, RULES)
