@@ -563,22 +563,29 @@ class Created(NamedTuple):
     epoch_ms: int
 
 
-def _config(mode: str, external: tuple[str, ...], **settings: Any) -> TableConfig:
-    """A new table's config: `mode`'s preset with `settings`, its sub-protocols run by `external`."""
+def _config(mode: str, external: tuple[str, ...], scale: int = 1, **settings: Any) -> TableConfig:
+    """A new table's config: `mode`'s preset with `settings`, its sub-protocols run by `external`, its
+    clock running `scale` times real time (E6: recorded in the config, so `GameEnded.scale` says it)."""
     external = tuple(p for p in SUB_PROTOCOLS if p in external)
     if not settings:
-        return _standard_config(mode, external)
-    config = preset(mode, **settings)
-    return config.with_changes(external=external) if external else config
+        return _standard_config(mode, external, scale)
+    return _with(preset(mode, **settings), external, scale)
 
 
 @functools.lru_cache(maxsize=64)
-def _standard_config(mode: str, external: tuple[str, ...]) -> TableConfig:
-    """One config object per standard mode and sub-protocols, shared by its tables (configs are frozen):
-    the wire encodes a config once per object (`servicekit.wire`), which was most of a CreateTable's
-    encoding."""
-    config = preset(mode)
-    return config.with_changes(external=external) if external else config
+def _standard_config(mode: str, external: tuple[str, ...], scale: int = 1) -> TableConfig:
+    """One config object per standard mode, sub-protocols and scale, shared by its tables (configs are
+    frozen): the wire encodes a config once per object (`servicekit.wire`), which was most of a
+    CreateTable's encoding."""
+    return _with(preset(mode), external, scale)
+
+
+def _with(config: TableConfig, external: tuple[str, ...], scale: int) -> TableConfig:
+    if external:
+        config = config.with_changes(external=external)
+    if scale != config.clock.scale:
+        config = config.with_changes(clock=dataclasses.replace(config.clock, scale=scale))
+    return config
 
 
 class Tables:
@@ -715,8 +722,9 @@ class Tables:
             raise BadRequest(
                 f"external: unknown sub-protocol(s) {', '.join(unknown)}; one of {', '.join(SUB_PROTOCOLS)}"
             )
+        validate.int_range(scale, "clock_scale", 0, MAX_CLOCK_SCALE)
         try:
-            config = _config(mode, external) if not settings else _config(mode, external, **settings)
+            config = _config(mode, external, scale or self.default_scale, **settings)
         except (TypeError, ValueError) as exc:
             raise BadRequest(str(exc)) from None
         if not players:
@@ -727,7 +735,6 @@ class Tables:
             return made
         if len(self.actors) + len(self.idle.dormant) >= self.max_tables and self._live() >= self.max_tables:
             raise Exhausted(f"this table service holds its maximum of {self.max_tables} live tables", 5000)
-        validate.int_range(scale, "clock_scale", 0, MAX_CLOCK_SCALE)
         seed = validate.seed(seed) or secrets.randbits(63)
         try:
             state, events = new_game(config, players, seed)

@@ -21,6 +21,7 @@ from engine import (
     BuyProperty,
     Command,
     EndTurn,
+    GameEnded,
     Leave,
     Pay,
     PayJailFine,
@@ -712,3 +713,19 @@ async def test_get_table_without_state_gives_the_summary_and_no_state(
         full.mode,
         full.game_ms,
     )
+
+
+async def test_E6_a_table_records_the_scale_its_clock_runs_at(stub: table_pb2_grpc.TableServiceStub) -> None:
+    """TableCreated's config and GameEnded say the table's clock_scale, as the envelopes do."""
+    service = (("authorization", f"Bearer {bot_service_token()}"),)
+    create = table_pb2.CreateTableRequest(mode="classic", players=["ann", "bob"], clock_scale=50, seat_tokens=True)
+    made = await stub.CreateTable(create, timeout=30, metadata=service)
+    view = await get(stub, made.table_id)
+    assert json.loads(view.state_json)["config"]["clock"]["scale"] == 50
+    leave = table_pb2.SubmitCommandRequest(
+        table_id=made.table_id, command_id="leave", seat_token=made.seat_tokens[1], command=command_to_proto(Leave(1))
+    )
+    answer = await stub.SubmitCommand(leave, timeout=30)
+    (ended,) = [event_from_proto(e.payload) for e in answer.events if e.type == "GameEnded"]
+    assert isinstance(ended, GameEnded) and ended.scale == 50
+    assert all(e.occurred_at.clock_scale == 50 for e in answer.events)
