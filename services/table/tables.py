@@ -85,8 +85,10 @@ COMMITS_FENCED = Counter(
     "table_commits_fenced_total", "Commits refused because this instance no longer held the table's partition"
 )
 
-#: A command moves the table's clock only when it is this much (real ms) behind: a ClockAdvanced
-#: event per command would double the events for nothing; timers still fire on time.
+#: A command moves the table's clock only when it is this much game time (ms) behind: a ClockAdvanced
+#: event per command would double the events for nothing. Timers set by the command start from the
+#: table's clock, so this bounds how much of one a command can lose: game time, whatever the clock's
+#: scale (in real ms it was 25 game seconds of a 20 s bid at scale 100).
 CLOCK_RESOLUTION_MS = 250
 #: Answers kept in memory per table for retried command ids (older ones are read from Postgres).
 RECENT_ANSWERS = 64
@@ -318,7 +320,7 @@ class TableActor:
         events: list[Event] = []
         now = self.game_now()
         due = next_deadline(state)
-        if now - state.clock >= CLOCK_RESOLUTION_MS * self.scale or (due is not None and due <= now):
+        if now - state.clock >= CLOCK_RESOLUTION_MS or (due is not None and due <= now):
             events += apply(state, Tick(now))
         violation: RuleViolation | None = None
         if command is not None:

@@ -19,6 +19,7 @@ from engine import (
     Bid,
     Build,
     BuyProperty,
+    ClockAdvanced,
     Command,
     EndTurn,
     GameEnded,
@@ -729,3 +730,25 @@ async def test_E6_a_table_records_the_scale_its_clock_runs_at(stub: table_pb2_gr
     (ended,) = [event_from_proto(e.payload) for e in answer.events if e.type == "GameEnded"]
     assert isinstance(ended, GameEnded) and ended.scale == 50
     assert all(e.occurred_at.clock_scale == 50 for e in answer.events)
+
+
+async def test_E1_E6_a_command_on_a_fast_clock_first_brings_the_clock_to_now(
+    stub: table_pb2_grpc.TableServiceStub,
+) -> None:
+    """At 100x, 60 real ms are 6 game seconds: a command that may start a timer (a turn, a bid) is applied
+    at the clock as it is now, not at one several game seconds old, so no timer it sets is short."""
+    service = (("authorization", f"Bearer {bot_service_token()}"),)
+    create = table_pb2.CreateTableRequest(mode="classic", players=["ann", "bob"], clock_scale=100, seat_tokens=True)
+    made = await stub.CreateTable(create, timeout=30, metadata=service)
+    view = await get(stub, made.table_id)
+    await asyncio.sleep(0.06)
+    roll = table_pb2.SubmitCommandRequest(
+        table_id=made.table_id,
+        command_id="roll",
+        seat_token=made.seat_tokens[view.actor],
+        command=command_to_proto(Roll(view.actor)),
+    )
+    answer = await stub.SubmitCommand(roll, timeout=30)
+    assert answer.events[0].type == "ClockAdvanced", [e.type for e in answer.events]
+    advanced = event_from_proto(answer.events[0].payload)
+    assert isinstance(advanced, ClockAdvanced) and advanced.now >= 6_000
