@@ -192,26 +192,37 @@ def state_to_data(state: TableState) -> dict[str, Any]:
 #: G10: the generator's seed and position. With them the next roll is known in advance, so they stay
 #: with the table service (Postgres keeps the seed in the first event) and never reach a client.
 HIDDEN_STATE_FIELDS = ("seed", "rng_seed", "rng_counter")
-#: G10: TableCreated's seed, hidden from clients for the same reason.
-HIDDEN_EVENT_FIELDS = {"TableCreated": ("seed",)}
+#: G10: TableCreated's seed, hidden from clients for the same reason, and a set-up's generator position.
+HIDDEN_EVENT_FIELDS = {"TableCreated": ("seed",), "PositionSet": ("rng_counter",)}
+#: G10: the draw piles' order is the generator's output before the cards are turned: the next card is as
+#: unknown to a player as the next roll. Clients get each pile in id order (the same cards, so a replica
+#: still applies every event; a drawn card is found by its id).
+HIDDEN_ORDER_STATE_FIELDS = ("deck", "chest")
+HIDDEN_ORDER_EVENT_FIELDS = {"DeckShuffled": ("cards",), "PositionSet": ("chance", "chest")}
 
 
 def public_state_data(state: TableState) -> dict[str, Any]:
-    """`state_to_data` with the generator's seed and counter zeroed: what a player or spectator may see.
+    """`state_to_data` with the generator's seed and counter zeroed and the draw piles in id order: what a
+    player or spectator may see.
 
     Zeroed rather than dropped, so `state_from_data` still reads it (a client's replica, a bot).
     """
     data = state_to_data(state)
     for name in HIDDEN_STATE_FIELDS:
         data[name] = 0
+    for name in HIDDEN_ORDER_STATE_FIELDS:
+        data[name] = sorted(data[name])
     return data
 
 
 def public_event_data(event: Event) -> dict[str, Any]:
-    """`event_to_data` with what `HIDDEN_EVENT_FIELDS` names zeroed (G10)."""
+    """`event_to_data` with what `HIDDEN_EVENT_FIELDS` names zeroed and the piles of
+    `HIDDEN_ORDER_EVENT_FIELDS` in id order (G10)."""
     data = event_to_data(event)
     for name in HIDDEN_EVENT_FIELDS.get(data["type"], ()):
         data[name] = 0
+    for name in HIDDEN_ORDER_EVENT_FIELDS.get(data["type"], ()):
+        data[name] = sorted(data[name])
     return data
 
 

@@ -141,14 +141,16 @@ def _ev_deck(s: TableState, e: DeckShuffled) -> None:
 
 
 def _ev_card(s: TableState, e: CardDrawn) -> None:
+    card_id = e.card
     if e.deck == "chance":
         pile = s.deck
-        card_id = pile.pop(0)
         card = s.config.chance_deck[card_id]
     else:
         pile = s.chest
-        card_id = pile.pop(0)
         card = s.config.chest_deck[card_id - CHEST_BASE]
+    # The drawn card by its id, not the pile's first: at the table they are the same card, and a client's
+    # replica, which is never shown the piles' order (G10, `codec.public_state_data`), holds it elsewhere.
+    pile.remove(card_id)
     if card.effect is _JAIL_FREE:
         s.players[e.seat].jail_cards.append(card_id)
     elif s.config.cards_to_bottom:  # C3: to the bottom of its deck

@@ -227,6 +227,29 @@ def envelope(table_id: str, seq: int, event: Event, game_ms: int, scale: int, wa
     )
 
 
+def public_envelope(env: common_pb2.Envelope) -> common_pb2.Envelope:
+    """The envelope as a client may see it (G10, as `codec.public_event_data`): without TableCreated's
+    seed or a set-up's generator position, and with draw piles in id order. The same object when
+    nothing in it is hidden (nearly every event), else a copy."""
+    if env.type not in _HIDDEN_IN:
+        return env
+    public = common_pb2.Envelope()
+    public.CopyFrom(env)
+    message = getattr(public.payload, _HIDDEN_IN[env.type])
+    for name in codec.HIDDEN_EVENT_FIELDS.get(env.type, ()):
+        setattr(message, name, 0)
+    for name in codec.HIDDEN_ORDER_EVENT_FIELDS.get(env.type, ()):
+        pile = getattr(message, name)
+        in_order = sorted(pile)
+        del pile[:]
+        pile.extend(in_order)
+    return public
+
+
+#: The event types with something hidden from clients, and their field in `EventPayload`.
+_HIDDEN_IN = {name: _snake(name) for name in (*codec.HIDDEN_EVENT_FIELDS, *codec.HIDDEN_ORDER_EVENT_FIELDS)}
+
+
 #: The varints of 0..127, one byte each: most envelopes' lengths.
 _SMALL_VARINTS = [bytes((n,)) for n in range(0x80)]
 

@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import grpc
 
 from engine import RuleViolation, Tick, codec
-from engine.events import Event, TableCreated
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
 from servicekit import auth, grpcserver, validate
 from servicekit.errors import BadRequest, Elsewhere, Stale
 from servicekit.grpcserver import Registration
-from servicekit.wire import command_from_proto, envelope, stored_envelope, stored_event
+from servicekit.wire import command_from_proto, envelope, public_envelope, stored_envelope, stored_event
 
 from . import store
 from .tables import TableActor, Tables
@@ -29,22 +27,15 @@ def _table_id(value: str) -> str:
     return value
 
 
-def _public(event: Event) -> Event:
-    """The event as a client may see it: TableCreated without its seed (G10, `codec.HIDDEN_EVENT_FIELDS`)."""
-    return dataclasses.replace(event, seed=0) if isinstance(event, TableCreated) else event
-
-
 def _stored(table_id: str, row: Mapping[str, Any], scale: int) -> common_pb2.Envelope:
-    """A stored event as watchers get it: the envelope JetStream got (TableCreated without its seed, G10);
-    a row from before the envelopes were stored (migration 005) is wrapped anew, at its commit time."""
+    """A stored event as watchers get it: the envelope JetStream got, less what G10 hides from clients
+    (`wire.public_envelope`: TableCreated's seed, a pile's order); a row from before the envelopes were
+    stored (migration 005) is wrapped anew, at its commit time."""
     if row["envelope"] is not None:
-        env = stored_envelope(row["envelope"])
-        if env.payload.HasField("table_created"):
-            env.payload.table_created.seed = 0
-        return env
-    event = _public(stored_event(None, row["payload"]))
+        return public_envelope(stored_envelope(row["envelope"]))
     wall = int(row["committed_at"].timestamp() * 1000)
-    return envelope(table_id, row["seq"], event, row["game_ms"], scale, wall)
+    event = stored_event(None, row["payload"])
+    return public_envelope(envelope(table_id, row["seq"], event, row["game_ms"], scale, wall))
 
 
 def view(actor: TableActor, with_state: bool = True) -> table_pb2.TableView:

@@ -58,7 +58,7 @@ from servicekit.errors import (
     Unavailable,
     unreachable,
 )
-from servicekit.wire import envelope, event_batch, repeated, stored_event
+from servicekit.wire import envelope, event_batch, public_envelope, repeated, stored_event
 
 from . import store
 from .commits import GroupCommitter, NotSent, OutcomeUnknown
@@ -151,15 +151,17 @@ def wall_ms() -> int:
 
 @dataclass(frozen=True, slots=True)
 class Prepared:
-    """One command's commit before it is written: what the caller is answered, the envelopes (for the
-    watchers), each of them serialized (the rows of `table_events`), the outbox rows built from those
-    bytes and whether the state is snapshotted."""
+    """One command's commit before it is written: what the caller is answered, the envelopes, each of
+    them serialized (the rows of `table_events`), the outbox rows built from those bytes, whether the
+    state is snapshotted, and the envelopes as the watchers get them."""
 
     answer: bytes
     envelopes: list[common_pb2.Envelope]
     encoded: list[bytes]
     outbox: list[tuple[str, str, bytes]]
     snapshot: bool
+    #: The envelopes as clients see them (G10: `wire.public_envelope`), for the watchers.
+    public: list[common_pb2.Envelope]
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,15 +378,19 @@ class TableActor:
             envelope(self.table_id, first_seq + i, e, state.clock, self.scale, now_wall) for i, e in enumerate(events)
         ]
         encoded = [env.SerializeToString() for env in envelopes]
+        # What the caller and the watchers get: the same bytes but for what G10 hides from clients (a
+        # shuffled pile's order: a few events a game), which gets a copy of its own.
+        public = [public_envelope(env) for env in envelopes]
+        shown = [b if p is env else p.SerializeToString() for b, p, env in zip(encoded, public, envelopes, strict=True)]
         head: bytes = table_pb2.SubmitCommandResponse(first_seq=first_seq, last_seq=state.seq).SerializeToString()
-        answer = head + repeated(table_pb2.SubmitCommandResponse.EVENTS_FIELD_NUMBER, encoded)
+        answer = head + repeated(table_pb2.SubmitCommandResponse.EVENTS_FIELD_NUMBER, shown)
         # every event for watchers and analytics, then what other services act on (servicekit.signals)
         outbox = [
             (bus.table_subject(self.table_id), f"{self.table_id}:{first_seq}", event_batch(encoded)),
             *signals.split(envelopes, encoded),
         ]
         snapshot = state.finished or state.seq - self.snapshot_seq >= self.tables.snapshot_every
-        return Prepared(answer, envelopes, encoded, outbox, snapshot)
+        return Prepared(answer, envelopes, encoded, outbox, snapshot, public)
 
     async def _commit(
         self, state: TableState, first_seq: int, events: list[Event], command_id: str, digest: str = ""
@@ -442,7 +448,7 @@ class TableActor:
             if not await self._resync(state.seq):
                 raise Unavailable(f"the table could not be saved ({type(lost).__name__}); nothing changed") from lost
             state = self.state  # what Postgres holds, replayed: the decided state
-        self._committed(state, len(events), prepared.envelopes, command_id, answer, snapshot, digest)
+        self._committed(state, len(events), prepared.public, command_id, answer, snapshot, digest)
         return answer
 
     def _committed(
@@ -779,7 +785,7 @@ class Tables:
             if self.leases is not None:
                 self.leases.nudge()
             raise Unavailable("this instance just lost the partition it drew the table in; retry") from exc
-        actor._committed(state, len(events), prepared.envelopes, "", prepared.answer, prepared.snapshot)
+        actor._committed(state, len(events), prepared.public, "", prepared.answer, prepared.snapshot)
         actor.used = time.monotonic()
         self.actors[table_id] = actor
         self.idle.adopted(table_id)

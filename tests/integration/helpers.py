@@ -131,14 +131,15 @@ def row_data(row: asyncpg.Record) -> Any:
 
 
 def assert_matches_rows(envelopes: list[common_pb2.Envelope], rows: list[asyncpg.Record], table_id: str) -> None:
-    """The streamed envelopes are exactly the committed rows: same seqs, types, payloads and game times."""
+    """The envelopes a client was streamed are exactly the committed rows as a client may see them (G10:
+    `codec.public_event_data`, a shuffled pile in id order): same seqs, types, payloads and game times."""
     assert [e.seq for e in envelopes] == [r["seq"] for r in rows]
     for env, row in zip(envelopes, rows, strict=True):
         assert env.table_id == table_id
         assert env.event_id == f"{table_id}:{env.seq}"
         assert env.type == row["type"], env.seq
         assert env.occurred_at.game_ms == row["game_ms"], env.seq
-        assert event_data(env) == row_data(row), env.seq
+        assert event_data(env) == codec.public_event_data(row_event(row)), env.seq
 
 
 async def judged(

@@ -13,7 +13,7 @@ import pytest
 
 from bots import make_bot
 from client import BotTable
-from engine import Roll, codec, replay, rng
+from engine import DeckShuffled, Roll, codec, replay, rng
 from monopoly.v1 import table_pb2, table_pb2_grpc
 from servicekit.wire import command_to_proto, event_from_proto
 
@@ -79,3 +79,33 @@ async def test_the_next_roll_cannot_be_predicted_from_anything_a_client_reads_bu
         stored = await conn.fetchval("SELECT seed FROM tables WHERE table_id = $1", game.table_id)
     assert stored == 20261201  # the server keeps it: replay still works from the stored events
     assert not any(str(server.rng_seed) in text for text in shown_texts)
+
+
+async def test_the_next_card_cannot_be_read_from_anything_a_client_reads(
+    stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool
+) -> None:
+    """G10, C1-C4: the piles' order is the generator's output before a card is turned. Clients get each
+    pile in id order (GetTable, a watch's snapshot, its events from the start, the answers); Postgres
+    keeps the shuffled order, and the game plays on from it."""
+    game = BotTable(stub, seed=20261205)
+    await game.create()
+    rows = await event_rows(pool, game.table_id)
+    stored = {e.deck: list(e.cards) for e in map(row_event, rows) if isinstance(e, DeckShuffled)}
+    assert stored and all(cards != sorted(cards) for cards in stored.values())  # shuffled, so the test can fail
+    view = await get(stub, game.table_id)
+    snapshot = await watch_snapshot(stub, game.table_id, game.tokens[0])
+    for text in (view.state_json, snapshot.state_json):
+        shown = json.loads(text)
+        assert shown["deck"] == sorted(shown["deck"]) and shown["chest"] == sorted(shown["chest"])
+        assert sorted(shown["deck"]) == sorted(stored["chance"])  # the same cards
+    call = stub.WatchTable(table_pb2.WatchTableRequest(table_id=game.table_id, seat_token=game.tokens[0], from_seq=1))
+    try:
+        watched = []
+        async for item in call:
+            watched += [event_from_proto(e.payload) for e in item.batch.events]
+            if len(watched) >= len(rows) - 1:
+                break
+    finally:
+        call.cancel()
+    shuffles = [e for e in watched if isinstance(e, DeckShuffled)]
+    assert shuffles and all(list(e.cards) == sorted(stored[e.deck]) for e in shuffles)

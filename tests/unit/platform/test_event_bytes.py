@@ -35,8 +35,16 @@ def test_a_commit_s_messages_are_what_serializing_them_whole_gives() -> None:
         p = actor._prepare(state, first_seq, events, "")
         assert p.encoded == [e.SerializeToString() for e in p.envelopes]
         sizes |= {len(b) for b in p.encoded}
-        whole = table_pb2.SubmitCommandResponse(first_seq=first_seq, last_seq=state.seq, events=p.envelopes)
+        whole = table_pb2.SubmitCommandResponse(first_seq=first_seq, last_seq=state.seq, events=p.public)
         assert p.answer == whole.SerializeToString()
+        for env, public in zip(p.envelopes, p.public, strict=True):  # G10: only a pile's order is hidden
+            if env.type == "DeckShuffled":
+                assert list(public.payload.deck_shuffled.cards) == sorted(env.payload.deck_shuffled.cards)
+                assert public.payload.deck_shuffled.deck == env.payload.deck_shuffled.deck
+            elif env.type == "TableCreated":
+                assert public.payload.table_created.seed == 0 and env.payload.table_created.seed == 3
+            else:
+                assert public is env
         (subject, msg_id, batch), *signalled = p.outbox
         assert (subject, msg_id) == ("monopoly.table.t0.events", f"t0:{first_seq}")
         assert batch == common_pb2.EventBatch(events=p.envelopes).SerializeToString()
