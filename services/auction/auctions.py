@@ -422,64 +422,56 @@ class Auctions:
 
     async def withdraw(self, table_id: str, seat: int) -> None:
         """A player left the game (bankrupt): out of the table's open auction, as the table does."""
+        new = await self._follow(table_id, lambda row: withdrawn(row, seat, wall_ms()), "withdrawal")
+        if new is not None and new.status == SETTLED:
+            SETTLEMENTS.labels("sold" if new.winner != BANK else "unsold").inc()
+
+    async def change_limits(self, table_id: str, seq: int, changed: AuctionLimitsChanged) -> None:
+        """A3: the table's bidders could pay other amounts now (a hasbro trade, build or mortgage meanwhile)."""
+
+        def change(row: AuctionRow) -> tuple[AuctionRow, list[auction_pb2.AuctionEvent]] | None:
+            new = limits_changed(row, seq, changed)
+            return (new, []) if new is not None else None
+
+        new = await self._follow(table_id, change, "new limits")
+        if new is not None:
+            log.info("table %s: auction %d: the bidders' limits are now %s", table_id, new.auction_id, new.limits)
+
+    async def pause(self, table_id: str, at_ms: int, resume: bool) -> None:
+        """E5: the table's game paused (or resumed) at wall time `at_ms`: stop (or restart) the bidder's clock."""
+
+        def change(row: AuctionRow) -> tuple[AuctionRow, list[auction_pb2.AuctionEvent]] | None:
+            new = (resumed if resume else paused)(row, at_ms)
+            return (new, []) if new is not None else None
+
+        await self._follow(table_id, change, "pause")
+
+    async def _follow(
+        self,
+        table_id: str,
+        change: Callable[[AuctionRow], tuple[AuctionRow, list[auction_pb2.AuctionEvent]] | None],
+        what: str,
+    ) -> AuctionRow | None:
+        """Apply to the table's open auction what the table told us (`change`: the new row and its facts,
+        or None when it changes nothing), decided again on the row as it is when another instance moved
+        it meanwhile. The row committed, or None (no open auction, nothing to change)."""
         for _ in range(MOVE_ATTEMPTS):
             a = await self._held(table_id)
             if a is None:
-                return
+                return None
             async with a.lock:
                 if self.open.get(table_id) is not a:
                     continue
-                change = withdrawn(a.row, seat, wall_ms())
-                if change is None:
-                    return
-                new, facts = change
+                changed = change(a.row)
+                if changed is None:
+                    return None
+                new, facts = changed
                 try:
                     await self._commit(a, new, None, facts)
                 except Stale:
                     continue  # decided again on the row as another instance left it
-            if new.status == SETTLED:
-                SETTLEMENTS.labels("sold" if new.winner != BANK else "unsold").inc()
-            return
-        raise Stale(f"table {table_id}: the auction kept moving on; the withdrawal comes again")
-
-    async def change_limits(self, table_id: str, seq: int, changed: AuctionLimitsChanged) -> None:
-        """A3: the table's bidders could pay other amounts now (a hasbro trade, build or mortgage meanwhile)."""
-        for _ in range(MOVE_ATTEMPTS):
-            a = await self._held(table_id)
-            if a is None:
-                return
-            async with a.lock:
-                if self.open.get(table_id) is not a:
-                    continue
-                new = limits_changed(a.row, seq, changed)
-                if new is None:
-                    return
-                try:
-                    await self._commit(a, new, None, [])
-                except Stale:
-                    continue
-            log.info("table %s: auction %d: the bidders' limits are now %s", table_id, new.auction_id, new.limits)
-            return
-        raise Stale(f"table {table_id}: the auction kept moving on; the new limits come again")
-
-    async def pause(self, table_id: str, at_ms: int, resume: bool) -> None:
-        """E5: the table's game paused (or resumed) at wall time `at_ms`: stop (or restart) the bidder's clock."""
-        for _ in range(MOVE_ATTEMPTS):
-            a = await self._held(table_id)
-            if a is None:
-                return
-            async with a.lock:
-                if self.open.get(table_id) is not a:
-                    continue
-                new = (resumed if resume else paused)(a.row, at_ms)
-                if new is None:
-                    return
-                try:
-                    await self._commit(a, new, None, [])
-                except Stale:
-                    continue
-            return
-        raise Stale(f"table {table_id}: the auction kept moving on; the pause comes again")
+            return new
+        raise Stale(f"table {table_id}: the auction kept moving on; the table sends the {what} again")
 
     # -- players' moves (api.py) -----------------------------------------------------
 
