@@ -12,7 +12,7 @@ where salary and rent are paid (flow.py).
 from __future__ import annotations
 
 from . import auction as auctions
-from . import casino
+from . import casino, flow
 from .buildings import do_sell
 from .commands import (
     ChooseBusMove,
@@ -114,6 +114,16 @@ def _decision_deadline(state: TableState) -> int:
     return state.clock if state.timed_out else state.turn_deadline
 
 
+def auctions_put_off(ctx: Ctx) -> None:
+    """E5: the auctions that waited for the resume open now: a turn that started during the pause
+    (its player left, R3) has its M3 expiry, then the D4 queue has its next auction. No auction opens
+    while paused: a delegated one's bid clock would run at the auction service meanwhile."""
+    state = ctx.state
+    if not state.rolled and state.phase is Phase.PRE_ROLL:
+        flow.STEPS.expire_mortgages(ctx)
+    flow.auction_returned(ctx)
+
+
 def _fire(ctx: Ctx) -> None:
     """Act for whoever's timer ran out, as E2 says."""
     state = ctx.state
@@ -122,6 +132,7 @@ def _fire(ctx: Ctx) -> None:
         return
     if state.resume_at >= 0 and state.resume_at <= state.clock:
         ctx.emit(GameResumed(state.clock - state.paused_at))
+        auctions_put_off(ctx)
         return
     phase = state.phase
     actor = state.actor

@@ -447,8 +447,8 @@ def auction_returned(ctx: Ctx) -> None:
     """D4 (hasbro): the next property a bankruptcy returned to the bank goes to auction, every
     active player bidding from the minimum, starting after the current player."""
     state = ctx.state
-    if state.auction is not None or state.finished or not state.auction_queue:
-        return
+    if state.auction is not None or state.finished or not state.auction_queue or state.paused:
+        return  # E5: a pause puts it off to the resume (clock.auctions_put_off)
     start_auction(ctx, state.auction_queue[0], AuctionReason.BANKRUPT, after=state.current, excluded=BANK)
 
 

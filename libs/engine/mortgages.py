@@ -89,8 +89,8 @@ def expire_mortgages(ctx: Ctx) -> None:
     """M3: the current player's first mortgage older than the limit goes to auction."""
     state = ctx.state
     limit = state.config.mortgage_expiry_rounds
-    if limit is None or state.round <= limit or state.auction is not None or state.finished:
-        return
+    if limit is None or state.round <= limit or state.auction is not None or state.finished or state.paused:
+        return  # E5: a pause puts it off to the resume (clock.auctions_put_off)
     cutoff = state.round - limit
     for mortgaged in state.mortgaged_round:  # the common case: no mortgage that old
         if 0 <= mortgaged <= cutoff:

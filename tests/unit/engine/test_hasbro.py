@@ -1116,6 +1116,32 @@ def test_D4_the_returned_properties_of_the_player_whose_turn_it_was_are_auctione
     assert state.current == 2 and started.bidders == (3, 0, 2)
 
 
+@pytest.mark.parametrize("external", [(), ("auction",)], ids=["table", "auction service"])
+def test_E5_D4_properties_returned_during_a_pause_are_auctioned_at_the_resume(external: tuple[str, ...]) -> None:
+    """A player leaves while the table is paused: their squares wait in the D4 queue, and the first
+    auction opens with the resume (an auction service would otherwise run its bid clock meanwhile)."""
+    config = hasbro(external=external) if external else hasbro()
+    scenario = Scenario(players=("a", "b", "c", "d"), config=config, owners={"b": [39, 37]}, dice=((1, 2),))
+    state = scenario.state()
+    events = list(scenario.events())
+    events += apply(state, engine.RequestPause(0))
+    for seat in (1, 2, 3):
+        events += apply(state, engine.VotePause(seat, True))
+    left = apply(state, engine.Leave(1))
+    events += left
+    assert not any(isinstance(e, AuctionStarted) for e in left)
+    assert state.auction is None and state.auction_queue == [37, 39]
+    check_invariants(state)
+    for seat in (0, 2, 3):
+        events += apply(state, engine.ConfirmBack(seat))
+    resumed = apply(state, Tick(state.resume_at))
+    events += resumed
+    assert [type(e).__name__ for e in resumed][-2:] == ["GameResumed", "AuctionStarted"]
+    assert state.auction is not None and state.auction.square == 37 and state.auction_queue == [39]
+    check_invariants(state)
+    assert replay(events) == state
+
+
 def test_A3_D5_no_limits_are_sent_after_the_game_ends_and_a_bankrupt_bidders_limit_is_0() -> None:
     scenario = Scenario(players=("a", "b", "c"), config=hasbro(external=("auction",)), dice=((1, 2),))
     state = scenario.state()

@@ -210,6 +210,30 @@ def test_R3_E5_a_turn_that_starts_during_a_pause_has_its_full_75_seconds_after_t
     assert t.state.turn_deadline == resume + 75_000  # E1, E5: its whole timer, from the resume
 
 
+def test_R3_E5_M3_a_turn_that_starts_during_a_pause_loses_its_expired_mortgage_at_the_resume_not_before() -> None:
+    """No auction opens while the table is paused (a delegated one's bid clock would run at the auction
+    service meanwhile): the next player's expired mortgage goes to auction once the game resumes."""
+    t = Table(3, seed=3)
+    a = t.state.current
+    b = t.state.order[(t.state.order.index(a) + 1) % 3]
+    give(t.state, b, 1)
+    t.state.mortgaged_round[1] = 1
+    t.state.round = 8
+    t.do(RequestPause(a))
+    for seat in t.state.active_seats:
+        if seat != a:
+            t.do(VotePause(seat, True))
+    events = t.do(Leave(a))  # b's turn starts while the table is paused
+    assert TurnStarted(b, 8) in events and t.state.current == b
+    assert t.state.auction is None and not any(isinstance(e, MortgageExpired) for e in events)
+    for seat in t.state.active_seats:
+        t.do(ConfirmBack(seat))
+    events = t.do(Tick(t.state.resume_at))
+    kinds = [type(e).__name__ for e in events]
+    assert kinds.index("GameResumed") < kinds.index("MortgageExpired") < kinds.index("AuctionStarted")
+    assert t.state.auction is not None and t.state.auction.square == 1
+
+
 def test_R3_E1_the_proposer_has_their_turn_timer_again_when_the_counterparty_leaves() -> None:
     """As when the counterparty declines: play comes back to the proposer (E1's decision)."""
     t = Table(3, seed=3)
