@@ -51,7 +51,8 @@ Decisions (R1, R2 and what they leave open)
   Plackett-Luce model, defaults mu 25, sigma 25/3; the leaderboard orders by
   the ordinal mu - 3 sigma.
 * XP (`ratings.xp_for`): by place 100, 60, 40, 25, 10 (1st to 5th), plus 2 per
-  round, that bonus capped at 50.
+  round played, that bonus capped at 50: a seat that went out (bankrupt, or
+  left, R3) counts the rounds up to the one it went out in (`tables.rounds_out`).
 * Achievements: "first_win" (first 1st place), "duel_win" (win a Duel),
   "jackpot" (hit the casino jackpot, K3, in the game). Quests: "play_3" (play
   3 games that grant quests), "win_2" (win 2 of them).

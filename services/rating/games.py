@@ -11,7 +11,7 @@ import asyncpg
 from prometheus_client import Counter
 
 from engine.casino import BetSettled
-from engine.events import GameEnded, TableCreated, TurnStarted
+from engine.events import GameEnded, PlayerBankrupt, TableCreated, TurnStarted
 from monopoly.v1 import common_pb2, matchmaking_pb2
 from servicekit.wire import event_from_proto
 
@@ -24,7 +24,7 @@ log = logging.getLogger("rating")
 GAMES = Counter("rating_games_total", "Finished games judged, by verdict", ["verdict"])
 
 #: The table events the rating service reads; every other event is skipped without decoding.
-RELEVANT = frozenset({"TableCreated", "TurnStarted", "BetSettled", "GameEnded"})
+RELEVANT = frozenset({"TableCreated", "TurnStarted", "BetSettled", "PlayerBankrupt", "GameEnded"})
 
 
 class NotReady(RuntimeError):
@@ -90,6 +90,10 @@ class Games:
                 elif isinstance(event, BetSettled):
                     if event.jackpot_hit:
                         progress.setdefault(table_id, (0, []))[1].append(event.seat)
+                elif isinstance(event, PlayerBankrupt):  # XP's round bonus ends with the seat's last round
+                    if table_id in progress:
+                        await self._progress({table_id: progress.pop(table_id)})
+                    await store.seat_out(self.pool, table_id, event.seat)
                 elif isinstance(event, GameEnded):
                     if table_id in progress:
                         await self._progress({table_id: progress.pop(table_id)})
@@ -200,7 +204,7 @@ class Games:
                 await store.save_ratings(conn, pool_name, after)
             for seat, player in enumerate(game.players):
                 place = game.places[seat]
-                xp = xp_for(place, game.rounds, verdict.xp_halves)
+                xp = xp_for(place, record.rounds_out.get(seat, game.rounds), verdict.xp_halves)
                 granted: list[str] = []
                 if verdict.rewards:
                     have = {r["achievement"] for r in await store.achievements_of(conn, player)}

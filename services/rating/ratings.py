@@ -155,7 +155,7 @@ def _minutes(ms: int, decimals: int = 1) -> str:
 
 
 def xp_for(place: int, rounds: int, halves: int = 2) -> int:
-    """XP of one player: by place (100, 60, 40, 25, 10) plus 2 per round capped at 50; `halves`
+    """XP of one player: by place (100, 60, 40, 25, 10) plus 2 per round played capped at 50; `halves`
     1 gives half of it rounded down (R2), 0 nothing."""
     if halves <= 0 or place < 1:
         return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import asyncpg
 
@@ -22,6 +22,8 @@ class TableRecord:
     clock_scale: int
     rounds: int
     jackpot_seats: frozenset[int]
+    #: The round in which each seat that went out did (absent: still in at the end).
+    rounds_out: dict[int, int] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -83,6 +85,16 @@ async def tables_progress(pool: asyncpg.Pool, progress: Sequence[tuple[str, int,
         await conn.executemany(_PROGRESS, [(t, rounds, list(seats)) for t, rounds, seats in progress])
 
 
+async def seat_out(conn: asyncpg.Connection | asyncpg.Pool, table_id: str, seat: int) -> None:
+    """The seat went out in the table's last recorded round; a redelivery keeps the first record."""
+    await conn.execute(
+        "UPDATE tables SET rounds_out = jsonb_build_object($2::integer::text, rounds) || rounds_out, "
+        "updated_at = now() WHERE table_id = $1",
+        table_id,
+        seat,
+    )
+
+
 async def table(conn: asyncpg.Connection | asyncpg.Pool, table_id: str) -> TableRecord | None:
     r = await conn.fetchrow("SELECT * FROM tables WHERE table_id = $1", table_id)
     if r is None:
@@ -97,6 +109,7 @@ async def table(conn: asyncpg.Connection | asyncpg.Pool, table_id: str) -> Table
         r["clock_scale"] or 1,
         r["rounds"],
         frozenset(r["jackpot_seats"]),
+        {int(seat): rounds for seat, rounds in json.loads(r["rounds_out"]).items()},
     )
 
 

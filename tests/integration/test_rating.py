@@ -69,6 +69,7 @@ class SyntheticGame:
         real_ms: int = 15 * MINUTE,
         elimination: tuple[int, ...] | None = None,
         jackpot_seat: int | None = None,
+        out_in_round: dict[int, int] | None = None,
     ) -> None:
         self.table_id = f"syn-{uuid.uuid4().hex[:12]}"
         self.players = players
@@ -85,6 +86,8 @@ class SyntheticGame:
             places[seat] = n - i
         self.places = tuple(places)
         self.jackpot_seat = jackpot_seat
+        #: seats (not the last to go) that go out in the given round rather than at the end
+        self.out_in_round = out_in_round or {}
         self.seq = 0
         self.start_wall = int(time.time() * 1000) - real_ms
         self.batches: list[common_pb2.EventBatch] = self._build()
@@ -114,9 +117,14 @@ class SyntheticGame:
             out.append(self._batch(wall, TurnEnded(n - 1), TurnStarted(0, r)))
             if self.jackpot_seat is not None and r == 2:
                 out.append(self._batch(wall, BetSettled(self.jackpot_seat, (2, 5), 3, True, 0, 4500, 0)))
+            for seat, out_round in self.out_in_round.items():
+                if out_round == r:
+                    out.append(self._batch(wall, PlayerBankrupt(seat, -1, self.places[seat])))
         end = self.start_wall + self.real_ms
         *early, last = self.elimination
         for i, seat in enumerate(early):
+            if seat in self.out_in_round:
+                continue
             out.append(self._batch(end - 1000 + i, PlayerBankrupt(seat, -1, self.places[seat])))
         out.append(
             self._batch(
@@ -200,6 +208,26 @@ async def test_a_qualifying_classic_game_rates_each_player_once_in_the_order_of_
             break
     assert sorted(ranked) == sorted(players)
     assert ranked.index(players[1]) < ranked.index(players[3])  # the winner above the last
+
+
+async def test_R3_xp_counts_the_rounds_a_player_played_not_the_whole_game(
+    rating: rating_pb2_grpc.RatingServiceStub, js: JetStreamContext
+) -> None:
+    """A player who leaves in round 3 of a 30-round game gets the round bonus of 3 rounds, not the
+    game's (leaving is bankruptcy to the bank, R3); one out in round 26 has the capped 50."""
+    players = names("ann", "ben", "cat", "dan")
+    game = SyntheticGame(players, rounds=30, elimination=(3, 0, 2), out_in_round={3: 3, 0: 26})
+    await game.publish(js)
+    result = await judged(rating, game.table_id)
+    assert result.rated and result.rounds == 30
+    xp = {e.seat: e.xp for e in result.players}
+    assert xp == {1: 150, 2: 110, 0: 90, 3: 25 + 2 * 3}
+    await game.publish(js, game.batches, again=True)  # a redelivery keeps the rounds first recorded
+    sentinel = SyntheticGame(names("s1", "s2"))
+    await sentinel.publish(js)
+    await judged(rating, sentinel.table_id)
+    assert {e.seat: e.xp for e in (await judged(rating, game.table_id)).players} == xp
+    assert (await profile(rating, players[3])).xp == 31
 
 
 async def test_interleaved_games_read_in_one_fetch_are_each_judged_on_their_own_rounds(
