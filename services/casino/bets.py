@@ -47,7 +47,8 @@ CONSUMER = "casino-table-signals"
 #: How often the open bets are read back from Postgres (timers armed for those another instance opened).
 SWEEP_S = 1.0
 
-BETS = Counter("casino_bets_total", "Bets closed, by outcome", ["outcome"])  # won | lost | jackpot | declined | timeout
+#: outcome: won | lost | jackpot | declined | timeout | void (the table never applied the result)
+BETS = Counter("casino_bets_total", "Bets closed, by outcome", ["outcome"])
 POOL = Gauge("casino_jackpot_pool_dollars", "Sum of every table's jackpot pool (K4)")
 # payout (K2) | jackpot (K3)
 PAYOUTS = Counter("casino_payouts_dollars_total", "Money paid to bettors, by kind", ["kind"])
@@ -132,7 +133,10 @@ class Casino:
 
     async def close_table(self, table_id: str, seq: int, seat: int | None = None) -> None:
         """The game ended (or the bettor left it) at the table event `seq`: its open bets close, declined,
-        and nothing is published (the table has no bet open any more)."""
+        and nothing is published (the table has no bet open any more). A bet settled here whose result
+        the table had not applied by then never will be (it refuses it): the bet is void and the pool
+        goes back (K4: one pool per table, the table's)."""
+        voided: Bet | None = None
         async with self.pool.acquire() as conn, conn.transaction():
             if not await first_delivery(conn, CONSUMER, f"{table_id}:{seq}"):
                 return
@@ -140,6 +144,27 @@ class Casino:
                 if seat is None or b.seat == seat:
                     await store.close_bet(conn, b.bet_id, "declined", "closed")
                     self.disarm(b.bet_id)
+            latest = await store.latest_bet(conn, table_id, lock=True)
+            if (
+                latest is not None
+                and latest.status == "settled"
+                and not latest.applied
+                and (seat is None or latest.seat == seat)
+            ):
+                await store.pool(conn, table_id, lock=True)
+                await store.void(conn, latest, "left" if seat is not None else "game_ended")
+                voided = dataclasses.replace(latest, status="void")
+                await store.outbox(conn, *event_row(voided))
+        if voided is not None:
+            self.relay_wake()
+            BETS.labels("void").inc()
+            POOL.inc(voided.pool_before - voided.pool_after)
+            log.info("bet %s void: the table closed it before applying its result", voided.bet_id)
+
+    async def applied(self, table_id: str, seat: int) -> None:
+        """The table applied the result of its latest bet (its BetSettled): that bet stands."""
+        async with self.pool.acquire() as conn:
+            await store.mark_applied(conn, table_id, seat)
 
     async def pause(self, table_id: str, seq: int, paused: bool, extend_ms: int = 0) -> None:
         """E5 (the table event `seq`): a paused table freezes the bet's timer; on resume the deadline

@@ -4,8 +4,9 @@ One durable consumer ("casino-table-signals") of the table signals of topics
 "casino" and "lifecycle" (`servicekit.signals`). A `CasinoOpened` with a
 deadline (the table delegates its casino) opens a bet whose id is the event's
 natural key `<table_id>:<seq>`; `GameEnded`, and the bettor's
-`PlayerBankrupt`, close it unsettled; `GamePaused` / `GameResumed` freeze and
-move its timer (E5). Each handled event is recorded in the same
+`PlayerBankrupt`, close it unsettled, and void a bet settled here whose result
+the table had not applied (its `BetSettled`, which marks a bet as applied, had
+not come); `GamePaused` / `GameResumed` freeze and move its timer (E5). Each handled event is recorded in the same
 transaction as its effect, so a redelivered batch changes nothing.
 """
 
@@ -15,7 +16,7 @@ import logging
 
 from google.protobuf.message import DecodeError
 
-from engine.casino import CasinoOpened
+from engine.casino import BetSettled, CasinoOpened
 from engine.events import GameResumed, PlayerBankrupt
 from monopoly.v1 import common_pb2
 from servicekit import bus, signals
@@ -31,7 +32,7 @@ DURABLE = CONSUMER
 #: The table signals this service acts on (`servicekit.signals`).
 TOPICS = ("casino", "lifecycle")
 #: The table events the casino acts on; every other event is skipped without decoding.
-RELEVANT = frozenset({"CasinoOpened", "GameEnded", "PlayerBankrupt", "GamePaused", "GameResumed"})
+RELEVANT = frozenset({"CasinoOpened", "BetSettled", "GameEnded", "PlayerBankrupt", "GamePaused", "GameResumed"})
 
 
 def wall_deadline(env: common_pb2.Envelope, deadline_game_ms: int) -> int:
@@ -62,6 +63,8 @@ async def handle_envelope(casino: Casino, env: common_pb2.Envelope) -> None:
     if isinstance(event, CasinoOpened):
         if event.deadline >= 0:  # the table delegates its casino (cash and deadline are set)
             await casino.open(table_id, env.seq, event.seat, event.cash, wall_deadline(env, event.deadline))
+    elif isinstance(event, BetSettled):  # the table applied a result: that bet stands
+        await casino.applied(table_id, event.seat)
     elif isinstance(event, PlayerBankrupt):
         await casino.close_table(table_id, env.seq, event.seat)
     elif isinstance(event, GameResumed):

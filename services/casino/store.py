@@ -8,7 +8,7 @@ import asyncpg
 
 _BET = """
 SELECT b.bet_id, b.table_id, b.opened_seq, b.seat, b.status, b.reason, b.cash, b.deadline_unix_ms, b.paused,
-       l.seed, l.counter, l.numbers, l.die, l.jackpot_hit, l.stake, l.payout,
+       b.applied, l.seed, l.counter, l.numbers, l.die, l.jackpot_hit, l.stake, l.payout,
        l.pool_before, l.pool_add, l.jackpot, l.pool_after
 FROM bets b LEFT JOIN ledger l USING (bet_id)
 """
@@ -37,6 +37,8 @@ class Bet:
     pool_add: int = 0
     jackpot: int = 0
     pool_after: int = 0
+    #: The table applied the bet's result (its BetSettled was seen on the table's stream).
+    applied: bool = False
 
 
 def _bet(r: asyncpg.Record) -> Bet:
@@ -62,6 +64,7 @@ def _bet(r: asyncpg.Record) -> Bet:
         r["pool_add"] or 0,
         r["jackpot"] or 0,
         r["pool_after"] or 0,
+        bool(r["applied"]),
     )
 
 
@@ -137,6 +140,27 @@ async def open_bets(conn: asyncpg.Connection, table_id: str | None = None, lock:
 async def close_bet(conn: asyncpg.Connection, bet_id: str, status: str, reason: str | None) -> None:
     await conn.execute(
         "UPDATE bets SET status = $2, reason = $3, closed_at = now() WHERE bet_id = $1", bet_id, status, reason
+    )
+
+
+async def mark_applied(conn: asyncpg.Connection, table_id: str, seat: int) -> None:
+    """The table applied the result of its latest bet, `seat`'s (its BetSettled)."""
+    await conn.execute(
+        "UPDATE bets SET applied = true WHERE bet_id = (SELECT bet_id FROM bets WHERE table_id = $1 "
+        "ORDER BY opened_seq DESC LIMIT 1) AND seat = $2 AND status = 'settled'",
+        table_id,
+        seat,
+    )
+
+
+async def void(conn: asyncpg.Connection, b: Bet, reason: str) -> None:
+    """A settled bet the table never applied: void, and its pool back to what it was before it."""
+    await close_bet(conn, b.bet_id, "void", reason)
+    await conn.execute(
+        "UPDATE pools SET pool = pool - $2 + $3, bets = bets - 1, updated_at = now() WHERE table_id = $1",
+        b.table_id,
+        b.pool_after,
+        b.pool_before,
     )
 
 

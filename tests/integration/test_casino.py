@@ -29,7 +29,7 @@ from client.casino import connect as casino_connect
 from client.casino import decline, open_bet, place_bet
 from client.casino import pool as get_pool
 from client.platform import ROOT, Platform
-from engine import Command, ConfirmBack, RequestPause, TableState, VotePause, legal_commands
+from engine import Command, ConfirmBack, Leave, RequestPause, TableState, VotePause, legal_commands
 from engine.casino import draw
 from engine.config import CasinoRules
 from monopoly.v1 import casino_pb2, casino_pb2_grpc, common_pb2, table_pb2, table_pb2_grpc
@@ -305,6 +305,38 @@ async def test_the_pool_grows_by_500_a_bet_and_a_jackpot_pays_it_all(
         table.table_id,
     )
     assert [tuple(r) for r in ledger] == [(0, 0, 500, 0, 500), (2, 500, 500, 1000, 0)]
+
+
+async def test_K4_R3_a_bettor_who_leaves_before_the_table_applies_the_result_voids_the_bet(
+    stubs: tuple[table_pb2_grpc.TableServiceStub, casino_pb2_grpc.CasinoServiceStub], pool: asyncpg.Pool
+) -> None:
+    """The bettor sees the result and leaves at once. The Leave usually reaches the table before the
+    casino's result (which goes through the service's outbox and NATS), and the table then refuses the
+    result: the bet is void at the service and its pool goes back, so both pools stay one (K4). When the
+    result came first, the bet stands at both. Either way the pools agree; every order is counted."""
+    table_stub, casino = stubs
+    outcomes: list[str] = []
+    for _ in range(3):
+        table = await Table(table_stub).create(pool, pool_seed=jackpot_seed((False,)))
+        state = await table.to_casino()
+        seat = state.current
+        bet = await bet_opened(casino, table.table_id)
+        placed = await place_bet(casino, table.table_id, seat, table.tokens[seat], [1, 2, 3], bet_id=bet.bet_id)
+        assert placed.status == "settled" and placed.pool_after == 500
+        await table.submit(Leave(seat))
+        deadline = asyncio.get_running_loop().time() + WAIT
+        while True:
+            row = await pool.fetchrow("SELECT status, applied FROM casino.bets WHERE bet_id = $1", bet.bet_id)
+            if row["status"] == "void" or row["applied"]:
+                break
+            assert asyncio.get_running_loop().time() < deadline, f"bet {bet.bet_id} neither applied nor void"
+            await asyncio.sleep(0.05)
+        applied = [e for e in await table_events_of(pool, table.table_id, "BetSettled")]
+        expected = 500 if applied else 0
+        assert row["applied"] == bool(applied) and (row["status"] == "void") == (not applied)
+        assert await assert_pools_agree(table, casino) == expected
+        outcomes.append("applied" if applied else "void")
+    print("bettor left:", outcomes)
 
 
 async def pool_of(casino: casino_pb2_grpc.CasinoServiceStub, table_id: str) -> tuple[int, int]:
