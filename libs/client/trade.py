@@ -10,6 +10,7 @@ trailing metadata `rule-id` (`rule_of`).
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 
 import grpc
@@ -45,9 +46,11 @@ async def propose(
     timeout: float = 10.0,
     give_cards: Sequence[int] = (),
     take_cards: Sequence[int] = (),
+    request_id: str = "",
 ) -> trade_pb2.TradeView:
     """`seat` (whose turn it is; hasbro: any seat, T6) offers `give_*` for the counterparty's `take_*`
-    (`*_cards`: Get Out of Jail Free cards, hasbro only)."""
+    (`*_cards`: Get Out of Jail Free cards, hasbro only). `request_id` (default: a new one) makes a
+    retry of this proposal answer the first one."""
     terms = trade_pb2.TradeTerms(
         counterparty=counterparty,
         give_cash=give_cash,
@@ -57,7 +60,9 @@ async def propose(
         give_cards=list(give_cards),
         take_cards=list(take_cards),
     )
-    request = trade_pb2.ProposeTradeRequest(table_id=table_id, seat=seat, seat_token=token, terms=terms)
+    request = trade_pb2.ProposeTradeRequest(
+        table_id=table_id, seat=seat, seat_token=token, terms=terms, request_id=request_id or uuid.uuid4().hex
+    )
     view: trade_pb2.TradeView = await stub.ProposeTrade(request, timeout=timeout)
     return view
 

@@ -43,7 +43,8 @@ class TradeService(trade_pb2_grpc.TradeServiceServicer):
         self, request: trade_pb2.ProposeTradeRequest, context: grpc.aio.ServicerContext
     ) -> trade_pb2.TradeView:
         table_id = _table_id(request.table_id)
-        return view(await self.trades.propose(table_id, request.seat, auth.current_claims(), _terms(request)))
+        claims = auth.current_claims()
+        return view(await self.trades.propose(table_id, request.seat, claims, _terms(request), request.request_id))
 
     async def AcceptTrade(
         self, request: trade_pb2.TradeActionRequest, context: grpc.aio.ServicerContext

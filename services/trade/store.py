@@ -75,11 +75,11 @@ async def save_counter(conn: asyncpg.Connection, table_id: str, counter: Counter
     )
 
 
-async def insert_trade(conn: asyncpg.Connection, t: TradeRow) -> None:
+async def insert_trade(conn: asyncpg.Connection, t: TradeRow, request_id: str | None = None) -> None:
     await conn.execute(
         "INSERT INTO trades (table_id, trade_id, proposer, counterparty, give_cash, give_squares, take_cash, "
-        "take_squares, status, turn_no, table_seq, reason, rule, give_cards, take_cards) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)",
+        "take_squares, status, turn_no, table_seq, reason, rule, give_cards, take_cards, request_id) "
+        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
         t.table_id,
         t.trade_id,
         t.proposer,
@@ -95,7 +95,16 @@ async def insert_trade(conn: asyncpg.Connection, t: TradeRow) -> None:
         t.rule,
         list(t.give_cards),
         list(t.take_cards),
+        request_id,
     )
+
+
+async def proposed(conn: asyncpg.Connection, table_id: str, proposer: int, request_id: str) -> TradeRow | None:
+    """The proposal `proposer` made at the table under `request_id`, if any."""
+    r = await conn.fetchrow(
+        "SELECT * FROM trades WHERE table_id = $1 AND proposer = $2 AND request_id = $3", table_id, proposer, request_id
+    )
+    return _row(r) if r is not None else None
 
 
 async def trade(conn: asyncpg.Connection, table_id: str, trade_id: int, lock: bool = False) -> TradeRow | None:

@@ -26,7 +26,7 @@ from engine.state import TradeOffer
 from engine.trade import validate_terms
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc, trade_pb2
 from servicekit import auth, bus
-from servicekit.errors import BadRequest, Forbidden, NotFound, Unavailable
+from servicekit.errors import BadRequest, Conflict, Forbidden, NotFound, Unavailable
 from servicekit.wire import command_to_proto, event_from_proto
 
 from . import store
@@ -41,6 +41,8 @@ CLOSED = PromCounter("trade_closed_total", "Trades closed without execution, by 
 
 #: How long the table may take to answer a read or an ExecuteTrade.
 TABLE_TIMEOUT_S = 5.0
+#: A proposal's request id, at most (characters).
+MAX_REQUEST_ID = 64
 #: Table events that close or settle proposals (the rest of the stream is skipped unread).
 WATCHED = frozenset({"TurnEnded", "GameEnded", "PlayerBankrupt", "TradeExecuted"})
 STATUSES = ("open", "executed", "declined", "cancelled", "expired", "refused")
@@ -158,10 +160,21 @@ class Trades:
 
     # -- the RPCs ----------------------------------------------------------------------
 
-    async def propose(self, table_id: str, seat: int, claims: auth.Claims, terms: Terms) -> TradeRow:
+    async def propose(
+        self, table_id: str, seat: int, claims: auth.Claims, terms: Terms, request_id: str = ""
+    ) -> TradeRow:
+        """T1-T6: a new proposal. With `request_id`, asked again (its answer lost), the proposal made
+        then, whatever its status now; the same id with other terms is a Conflict."""
         if not table_id:
             raise BadRequest("table_id is required")
+        if len(request_id) > MAX_REQUEST_ID:
+            raise BadRequest(f"request_id is at most {MAX_REQUEST_ID} characters")
         self._seat(table_id, seat, claims)
+        if request_id:
+            async with self.pool.acquire() as conn:
+                first = await store.proposed(conn, table_id, seat, request_id)
+            if first is not None:
+                return self._asked_again(first, terms, request_id)
         state = await self.read_table(table_id)
         offer = TradeOffer(
             0,
@@ -178,6 +191,8 @@ class Trades:
             check_window(state, seat)
             async with self.pool.acquire() as conn, conn.transaction():
                 counter = await store.lock_counter(conn, table_id)
+                if request_id and (first := await store.proposed(conn, table_id, seat, request_id)) is not None:
+                    return self._asked_again(first, terms, request_id)  # the same call, answered meanwhile
                 if state.turn_no < counter.turn_no:
                     raise RuleViolation("T1", f"turn {state.turn_no} is over")
                 used = counter.proposals if counter.turn_no == state.turn_no else 0
@@ -206,7 +221,7 @@ class Trades:
                     conn, table_id, store.Counter(counter.next_trade_id + 1, state.turn_no, used + 1)
                 )
                 self.maybe_open.add(table_id)
-                await store.insert_trade(conn, row)
+                await store.insert_trade(conn, row, request_id or None)
                 await self._publish(conn, row)
         except RuleViolation as exc:
             PROPOSALS.labels("refused").inc()
@@ -220,6 +235,25 @@ class Trades:
         self.wake()
         return row
 
+    @staticmethod
+    def _asked_again(first: TradeRow, terms: Terms, request_id: str) -> TradeRow:
+        made = Terms(
+            first.counterparty,
+            first.give_cash,
+            first.give_squares,
+            first.take_cash,
+            first.take_squares,
+            first.give_cards,
+            first.take_cards,
+        )
+        if made != terms:
+            raise Conflict(
+                f"request_id {request_id!r} already made trade {first.trade_id} with other terms; "
+                "a new proposal takes a new id"
+            )
+        PROPOSALS.labels("retried").inc()
+        return first
+
     async def accept(self, table_id: str, trade_id: int, seat: int, claims: auth.Claims) -> TradeRow:
         """The counterparty accepts: the table executes the trade, or refuses it as stale.
 
@@ -231,7 +265,9 @@ class Trades:
         self._seat(table_id, seat, claims)
         refusal: RuleViolation | None = None
         async with self.pool.acquire() as conn, conn.transaction():
-            t = await self._open_trade(conn, table_id, trade_id)
+            t = await self._open_trade(conn, table_id, trade_id, retried=("executed", seat, "counterparty"))
+            if t.status == "executed":
+                return t  # accepted before (this call asked again): the same answer
             if seat != t.counterparty:
                 raise Forbidden(f"only seat {t.counterparty} (the counterparty) may accept trade {trade_id}")
             try:
@@ -332,10 +368,20 @@ class Trades:
 
     # -- inside ------------------------------------------------------------------------
 
-    async def _open_trade(self, conn: asyncpg.Connection, table_id: str, trade_id: int) -> TradeRow:
+    async def _open_trade(
+        self, conn: asyncpg.Connection, table_id: str, trade_id: int, retried: tuple[str, int, str] | None = None
+    ) -> TradeRow:
+        """The open trade, locked; T2 if it is closed, but for a call asked again after its answer was
+        lost (`retried`: the status it set, the caller's seat and its role there), which gets the trade."""
         t = await store.trade(conn, table_id, trade_id, lock=True)
         if t is None:
             raise NotFound(f"no trade {trade_id} at table {table_id}")
+        if retried is not None and t.status == retried[0] and t.status != "open":
+            _, seat, role = retried
+            if (t.counterparty if role == "counterparty" else t.proposer) == seat and (
+                t.status == "executed" or t.reason == f"{t.status} by seat {seat}"
+            ):
+                return t
         if t.status != "open":
             raise RuleViolation("T2", f"trade {trade_id} is not open (it was {t.status})")
         return t
@@ -344,9 +390,12 @@ class Trades:
         self, table_id: str, trade_id: int, seat: int, claims: auth.Claims, status: str, counterparty: bool
     ) -> TradeRow:
         self._seat(table_id, seat, claims)
+        role = "counterparty" if counterparty else "proposer"
         async with self.pool.acquire() as conn, conn.transaction():
-            t = await self._open_trade(conn, table_id, trade_id)
-            who, role = (t.counterparty, "counterparty") if counterparty else (t.proposer, "proposer")
+            t = await self._open_trade(conn, table_id, trade_id, retried=(status, seat, role))
+            if t.status == status:
+                return t  # closed by this call before (asked again): the same answer
+            who = t.counterparty if counterparty else t.proposer
             if seat != who:
                 verb = "decline" if counterparty else "cancel"
                 raise Forbidden(f"only seat {who} (the {role}) may {verb} trade {trade_id}")

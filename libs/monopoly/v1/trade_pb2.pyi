@@ -25,16 +25,18 @@ class TradeTerms(_message.Message):
     def __init__(self, counterparty: _Optional[int] = ..., give_cash: _Optional[int] = ..., give_squares: _Optional[_Iterable[int]] = ..., take_cash: _Optional[int] = ..., take_squares: _Optional[_Iterable[int]] = ..., give_cards: _Optional[_Iterable[int]] = ..., take_cards: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ProposeTradeRequest(_message.Message):
-    __slots__ = ("table_id", "seat", "seat_token", "terms")
+    __slots__ = ("table_id", "seat", "seat_token", "terms", "request_id")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     SEAT_TOKEN_FIELD_NUMBER: _ClassVar[int]
     TERMS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seat: int
     seat_token: str
     terms: TradeTerms
-    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., terms: _Optional[_Union[TradeTerms, _Mapping]] = ...) -> None: ...
+    request_id: str
+    def __init__(self, table_id: _Optional[str] = ..., seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., terms: _Optional[_Union[TradeTerms, _Mapping]] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class TradeActionRequest(_message.Message):
     __slots__ = ("table_id", "trade_id", "seat", "seat_token")
