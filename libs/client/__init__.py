@@ -190,17 +190,26 @@ class BotTable:
     hinted: int = 0
     #: The table's answers to this driver's commands other than OK, by gRPC status code name.
     status_codes: Counter[str] = field(default_factory=Counter)
+    #: Every other call's answers other than OK that the driver got over (created or joined again, a
+    #: watch stream reopened, a move at a sub-protocol service refused or tried again), as "where CODE".
+    other_codes: Counter[str] = field(default_factory=Counter)
     #: Moves that failed for a reason the rules do not explain (each logged, then decided again).
     errors: int = 0
     #: Watch streams that fell silent while the table moved on (each logged, then opened again).
     stale_watches: int = 0
+    #: Every command's time from sent to answered, refusals and time-outs included (a command that got
+    #: no answer in `deadline_s` counts that long: what its player waited).
     latencies: list[float] = field(default_factory=list)
     #: The clock scale the table runs at, as its events tell (0 until one arrived).
     table_clock_scale: int = 0
     #: Called with (table, event) for every event the replica applies.
     on_event: Callable[[BotTable, Event], None] | None = None
-    #: Called with the table each time one of its commands committed (its latency just recorded).
+    #: Called with the table each time one of its commands committed (its latency just recorded), or a
+    #: sub-protocol service took one of its moves (a bid, a bet, a trade's proposal or answer).
     on_commit: Callable[[BotTable], None] | None = None
+    #: Called with the table each time one of its commands was refused or got no answer (its latency
+    #: just recorded too): the table did not move on.
+    on_failed_command: Callable[[BotTable], None] | None = None
     #: The services that run this table's sub-protocols (the table is created delegating them).
     services: SubProtocolStubs = field(default_factory=SubProtocolStubs)
     #: Events the replica applied, by type name.
@@ -271,6 +280,7 @@ class BotTable:
             try:
                 return await call()
             except grpc.aio.AioRpcError as exc:
+                self.other_codes[f"opening {exc.code().name}"] += 1
                 if exc.code() not in RETRIED or attempts >= JOIN_ATTEMPTS:
                     raise
                 self.unavailable += 1
@@ -317,6 +327,7 @@ class BotTable:
                             break
                         self._maybe_act()
                 except grpc.aio.AioRpcError as exc:
+                    self.other_codes[f"watch {exc.code().name}"] += 1
                     if exc.code() not in RETRIED:
                         raise
                     self.unavailable += 1
@@ -540,6 +551,7 @@ class BotTable:
         try:
             await move
         except grpc.aio.AioRpcError as exc:
+            self.other_codes[f"service {exc.code().name}"] += 1
             if exc.code() == grpc.StatusCode.UNAVAILABLE:
                 self.unavailable += 1  # the service is restarting: try again shortly
                 await asyncio.sleep(RETRY_S)
@@ -600,6 +612,7 @@ class BotTable:
             self._heard = loop.time()  # the table is heard from: its watch stream may be quiet meanwhile
             self._apply(reply.events)
         except grpc.aio.AioRpcError as exc:
+            self._failed_command(loop.time() - started)
             self.status_codes[exc.code().name] += 1
             if exc.code() in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
                 self.refused += 1  # the table moved on (a timer fired) before the command arrived
@@ -614,11 +627,23 @@ class BotTable:
             else:
                 raise
         except (TimeoutError, ConnectionError) as exc:  # no answer in time (the service stalled) or the stream ended
+            self._failed_command(loop.time() - started)
             self.status_codes["DEADLINE_EXCEEDED" if isinstance(exc, TimeoutError) else "STREAM_ENDED"] += 1
             self.unavailable += 1
             await self._resync()
         finally:
             asyncio.get_running_loop().call_soon(self._maybe_act)
+
+    def _moved_at_service(self, service: str) -> None:
+        """A move taken by a sub-protocol service: the table's game moves on there (`on_commit`)."""
+        self.service_moves[service] += 1
+        if self.on_commit is not None:
+            self.on_commit(self)
+
+    def _failed_command(self, seconds: float) -> None:
+        self.latencies.append(seconds)
+        if self.on_failed_command is not None:
+            self.on_failed_command(self)
 
     async def _resync(self) -> None:
         """Take the table's state from GetTable when the replica is not at the same seq (best effort:
@@ -650,6 +675,7 @@ class BotTable:
                     view = await stub.GetAuction(request, timeout=30)
             except grpc.aio.AioRpcError as exc:
                 if exc.code() == grpc.StatusCode.UNAVAILABLE:  # restarting
+                    self.other_codes["auction UNAVAILABLE"] += 1
                     self.unavailable += 1
                     await asyncio.sleep(RETRY_S)
                     continue
@@ -688,9 +714,10 @@ class BotTable:
                         table_id=self.table_id, auction_id=auction_id, seat=seat, seat_token=self.tokens[seat]
                     )
                     view = await stub.Pass(passing, timeout=30)
-                self.service_moves["auction"] += 1
+                self._moved_at_service("auction")
             except grpc.aio.AioRpcError as exc:
                 view = None
+                self.other_codes[f"auction {exc.code().name}"] += 1
                 if exc.code() == grpc.StatusCode.UNAVAILABLE:
                     self.unavailable += 1
                     await asyncio.sleep(RETRY_S)
@@ -728,7 +755,7 @@ class BotTable:
                 table_id=self.table_id, seat=seat, seat_token=self.tokens[seat], bet_id=bet.bet_id
             )
             await stub.Decline(decline, timeout=30)
-        self.service_moves["casino"] += 1
+        self._moved_at_service("casino")
 
     async def _trade_at_service(self, command: ProposeTrade) -> None:
         """Propose at the trade service, then let the counterparty's bot answer there.
@@ -746,7 +773,7 @@ class BotTable:
             table_id=self.table_id, seat=command.seat, seat_token=self.tokens[command.seat], terms=terms
         )
         view = await stub.ProposeTrade(proposal, timeout=30)
-        self.service_moves["trade"] += 1
+        self._moved_at_service("trade")
         other = command.counterparty
         if other not in self._bots:
             return
@@ -769,12 +796,12 @@ class BotTable:
         if isinstance(answer, AcceptTrade):
             executed = self.event_counts["TradeExecuted"]
             done = await stub.AcceptTrade(action, timeout=30)
-            self.service_moves["trade"] += 1
+            self._moved_at_service("trade")
             if done.status == "executed":  # decide the next move on the state after the trade
                 await self._until(lambda: self.event_counts["TradeExecuted"] > executed)
             return
         await stub.DeclineTrade(action, timeout=30)
-        self.service_moves["trade"] += 1
+        self._moved_at_service("trade")
 
     async def _until(self, seen: Callable[[], bool], timeout: float = 10.0) -> None:
         """Wait until the replica shows what a service just did at the table (its events come by the

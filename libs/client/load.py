@@ -26,6 +26,8 @@ import contextlib
 import json
 import multiprocessing
 import queue
+import signal
+import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -40,7 +42,7 @@ from rich.live import Live
 from rich.table import Table
 
 from . import BotTable, SubProtocolStubs, connect
-from .matchmaking import MatchmakingClient
+from .matchmaking import MatchmakingClient, Player
 
 #: Latencies are recorded in microseconds, from 1 us to 5 minutes, at 3 significant digits.
 HIST_RANGE_US = (1, 300_000_000, 3)
@@ -117,6 +119,8 @@ class Snapshot:
     #: Tables still playing when the run stopped whose bots left the game with every seat they held (`leave`).
     left: int = 0
     histogram: str = ""  # HdrHistogram.encode(), base64 text
+    #: Seconds from the process's start to the end of play (its leaving phase not counted).
+    play_s: float = 0.0
     done: bool = False
 
 
@@ -146,10 +150,19 @@ class Generator:
         self.histogram = new_histogram()
         self._drained: dict[int, int] = {}  # by id() of a driver: latencies already in the histogram
         self._committed: set[int] = set()  # tables with a command committed since the last `_drain`
+        self._unanswered: set[int] = set()  # tables with a command refused or unanswered since then
+        #: Tables that were silent (playing, nothing committed) for over `stall_s` at some point.
+        self.stalled: set[int] = set()
+        self._stall_checked = 0.0
+        #: Answers other than OK of calls made for tables that then failed to form (no driver kept).
+        self.forming_codes: Counter[str] = Counter()
+        self.play_s = 0.0
         self.tasks: list[asyncio.Task[None]] = []
         self.opening = asyncio.Semaphore(spec.opening)
 
-    async def run(self, send: Queue[Snapshot] | None) -> Snapshot:
+    async def run(self, send: Queue[Snapshot] | None, stop: Any = None) -> Snapshot:
+        """Open, play and count this process's tables until they end, the duration is up or `stop`
+        (a multiprocessing Event: the parent was interrupted) is set; then leave the tables still on."""
         spec = self.spec
         self.channel, self.stub = connect(spec.targets.table)
         self.services = SubProtocolStubs.connect(spec.targets.subprotocols)
@@ -164,10 +177,13 @@ class Generator:
             while not self._all_ended():
                 if deadline is not None and loop.time() >= deadline:
                     break
+                if stop is not None and stop.is_set():
+                    break
                 await asyncio.sleep(0.2)
                 self._drain()
             opener.cancel()
             self._drain()
+            self.play_s = loop.time() - started
             snapshot = self.snapshot(final=True)
         finally:
             reporter.cancel()
@@ -188,7 +204,7 @@ class Generator:
     async def _leave(self) -> tuple[int, list[str]]:
         """Surrender the seats of the tables still playing (a run stopped at its duration), a few
         tables at a time: how many ended so, and what could not be left."""
-        playing = [(n, g) for n, s in self.status.items() if s == "playing" for g in self.games.get(n, [])]
+        playing = [(n, g) for n, s in self.status.items() if s in ("playing", "forming") for g in self.games.get(n, [])]
         gate = asyncio.Semaphore(LEAVE_AT_ONCE)
         problems: list[str] = []
 
@@ -252,6 +268,8 @@ class Generator:
         except Exception as exc:
             stage = self.status[number]  # forming or playing: where it failed
             self.status[number] = "failed"
+            if isinstance(exc, grpc.aio.AioRpcError) and number not in self.games:
+                self.forming_codes[f"forming {exc.code().name}"] += 1  # no driver kept to count it
             self.failures.append(f"table #{number}: while {stage}: {describe_error(exc)}")
         finally:
             if opening:
@@ -269,6 +287,7 @@ class Generator:
             services=self.services,
             deadline_s=spec.deadline_s,
             on_commit=lambda _: self._committed.add(number),
+            on_failed_command=lambda _: self._unanswered.add(number),
         )
 
     async def _form(self, number: int) -> list[BotTable]:
@@ -289,7 +308,11 @@ class Generator:
         try:
             tickets = await self.mm.queue_and_wait(players, spec.mode, timeout=wait_s)
         except TimeoutError:
+            await self._unqueue(players)
             raise TimeoutError(f"matchmaking did not seat its {spec.players} players within {wait_s:g} s") from None
+        except asyncio.CancelledError:  # the run stopped while they waited
+            await self._unqueue(players)
+            raise
         games: dict[str, BotTable] = {}
         for ticket in tickets:
             game = games.setdefault(ticket.table_id, self._driver(number))
@@ -297,15 +320,33 @@ class Generator:
             game.tokens[ticket.seat] = ticket.seat_token
         return list(games.values())
 
+    async def _unqueue(self, players: list[Player]) -> None:
+        """Take players whose wait ended unseated out of the queue, so matchmaking does not seat them
+        later at a table no bot of theirs plays; one seated meanwhile leaves that table (R3)."""
+        assert self.mm is not None
+        for player in players:
+            try:
+                status = await self.mm.cancel(player)
+                if status.status != "matched" or not status.match.table_id:
+                    continue
+                game = self._driver(-1)
+                game.table_id = status.match.table_id
+                game.tokens[status.match.seat] = status.match.seat_token
+                await game.resign(patience_s=0)
+            except grpc.aio.AioRpcError as exc:
+                self.forming_codes[f"unqueue {exc.code().name}"] += 1
+                self.failures.append(f"{player.display_name}: not taken out of the queue: {describe_error(exc)}")
+
     def _drain(self) -> None:
         """Move new latencies into the histogram; note which tables committed since last time."""
         now = time.monotonic()
         corrected = int(self.spec.think_s * 1_000_000)
         committed, self._committed = self._committed, set()  # only those: thousands of tables wait between moves
-        for number in committed:
+        unanswered, self._unanswered = self._unanswered, set()
+        for number in committed | unanswered:
             games = self.games.get(number)
             if games is None:  # not kept yet (a driver commits only once it plays): next time
-                self._committed.add(number)
+                (self._committed if number in committed else self._unanswered).add(number)
                 continue
             for game in games:
                 new = game.latencies[self._drained.get(id(game), 0) :]
@@ -316,24 +357,35 @@ class Generator:
                         self.histogram.record_corrected_value(us, corrected)
                     else:
                         self.histogram.record_value(us)
+            if number not in committed:
+                continue
             self.last_commit[number] = now
             if self.status[number] == "forming":
                 self.status[number] = "playing"
+        self._check_stalls(now)
+
+    def _check_stalls(self, now: float, force: bool = False) -> None:
+        """Note every playing table silent for over `stall_s` (once a second): a table that stalled and
+        then played on still stalled, and counts so at the end."""
+        if now - self._stall_checked < 1.0 and not force:
+            return
+        self._stall_checked = now
+        limit = self.spec.stall_s
+        for n, s in self.status.items():
+            if s == "playing" and now - self.last_commit.get(n, now) > limit:
+                self.stalled.add(n)
 
     def snapshot(self, final: bool = False) -> Snapshot:
         now = time.monotonic()
-        codes: Counter[str] = Counter()
+        self._check_stalls(now, force=final)
+        codes: Counter[str] = Counter(self.forming_codes)
         drivers = [g for games in self.games.values() for g in games]
         for game in drivers:
             codes.update(game.status_codes)
-        never = stalled = 0
+            codes.update(game.other_codes)
+        never = 0
         if final:
             never = sum(1 for s in self.status.values() if s in ("forming", "waiting"))
-            stalled = sum(
-                1
-                for n, s in self.status.items()
-                if s == "playing" and now - self.last_commit.get(n, now) > self.spec.stall_s
-            )
         return Snapshot(
             process=self.index,
             statuses=dict(Counter(self.status.values())),
@@ -343,8 +395,9 @@ class Generator:
             errors_by_code=dict(codes),
             failures=list(self.failures),
             never_started=never,
-            stalled=stalled,
+            stalled=len(self.stalled),
             histogram=base64.b64encode(self.histogram.encode()).decode() if self.histogram.get_total_count() else "",
+            play_s=self.play_s,
             done=final,
         )
 
@@ -380,10 +433,13 @@ def ended_unplayed(games: list[BotTable], think_s: float) -> str:
     return f"table {ids} ended without one command of its bots committed ({refused} refused{answers}): {why}"
 
 
-def _generator_main(spec: LoadSpec, index: int, send: Queue[Snapshot]) -> None:
-    """A generator process: its share of the tables, its final snapshot last."""
+def _generator_main(spec: LoadSpec, index: int, send: Queue[Snapshot], stop: Any = None) -> None:
+    """A generator process: its share of the tables, its final snapshot last. Ctrl-C reaches the
+    whole process group: the parent alone handles it (it sets `stop`, and this process winds down
+    as at the end of `--duration`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        final = asyncio.run(Generator(spec, index).run(send))
+        final = asyncio.run(Generator(spec, index).run(send, stop))
     except BaseException as exc:  # the parent must hear of it, whatever it was
         final = Snapshot(index, {"failed": len(spec.share(index))}, failures=[f"generator {index}: {exc!r}"])
         final.done = True
@@ -412,10 +468,12 @@ class Report:
     latency_ms: dict[str, float]
     latency_count: int
     failures: list[str]
+    #: Stopped by Ctrl-C before its end: its figures cover what ran until then.
+    interrupted: bool = False
 
     @property
     def ok(self) -> bool:
-        return not (self.never_started or self.stalled or self.failed)
+        return not (self.never_started or self.stalled or self.failed or self.interrupted)
 
     def to_json(self) -> str:
         return json.dumps({**asdict(self), "ok": self.ok}, indent=2)
@@ -483,16 +541,11 @@ def view(spec: LoadSpec, snapshots: dict[int, Snapshot], elapsed: float, rate: f
     return Group(counts)
 
 
-def run_load(spec: LoadSpec, console: Console | None = None) -> Report:
-    """Run the load over `spec.processes` generator processes with a live view; the merged report."""
-    console = console or Console(stderr=True)
-    console.print(f"measuring: {describe(spec)}")
-    ctx = multiprocessing.get_context("spawn")
-    inbox: Queue[Snapshot] = ctx.Queue()
-    procs = [ctx.Process(target=_generator_main, args=(spec, i, inbox), daemon=True) for i in range(spec.processes)]
-    started = time.monotonic()
-    for p in procs:
-        p.start()
+def _follow(
+    spec: LoadSpec, procs: list[Any], inbox: Queue[Snapshot], started: float, console: Console
+) -> dict[int, Snapshot]:
+    """The generators' snapshots until each sent its last, shown live; a process that died without its
+    final snapshot counts all its tables failed."""
     snapshots: dict[int, Snapshot] = {}
     last_commands, last_t, rate = 0, started, 0.0
     with _live(console, spec) as live:
@@ -515,10 +568,52 @@ def run_load(spec: LoadSpec, console: Console | None = None) -> Report:
                 last_commands, last_t = commands, now
             if live is not None:
                 live.update(view(spec, snapshots, now - started, rate))
+    return snapshots
+
+
+@contextlib.contextmanager
+def _interruptible(stop: Any, procs: list[Any], console: Console) -> Iterator[None]:
+    """Ctrl-C once: `stop` is set, the generators wind down as at `--duration` (their bots leave the
+    tables) and send their reports; twice: they are stopped at once and the run ends unreported."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupted(signum: int, frame: Any) -> None:
+        if stop.is_set():
+            for p in procs:
+                p.terminate()
+            raise KeyboardInterrupt
+        stop.set()
+        console.print("interrupted: the bots leave their tables, then the report (Ctrl-C again: at once)")
+
+    previous = signal.signal(signal.SIGINT, interrupted)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def run_load(spec: LoadSpec, console: Console | None = None) -> Report:
+    """Run the load over `spec.processes` generator processes with a live view; the merged report."""
+    console = console or Console(stderr=True)
+    console.print(f"measuring: {describe(spec)}")
+    ctx = multiprocessing.get_context("spawn")
+    inbox: Queue[Snapshot] = ctx.Queue()
+    stop = ctx.Event()
+    procs = [
+        ctx.Process(target=_generator_main, args=(spec, i, inbox, stop), daemon=True) for i in range(spec.processes)
+    ]
+    started = time.monotonic()
+    for p in procs:
+        p.start()
+    with _interruptible(stop, procs, console):
+        snapshots = _follow(spec, procs, inbox, started, console)
     for p in procs:
         p.join(timeout=10)
     elapsed = time.monotonic() - started
     statuses, hist, total = merge(snapshots)
+    played = max((s.play_s for s in snapshots.values()), default=0.0) or elapsed  # the leaving not counted
     return Report(
         measured=describe(spec),
         tables=spec.tables,
@@ -530,13 +625,14 @@ def run_load(spec: LoadSpec, console: Console | None = None) -> Report:
         left=total.left,
         failed=statuses.get("failed", 0),
         commands=total.commands,
-        commands_per_s=round(total.commands / elapsed, 1) if elapsed else 0.0,
+        commands_per_s=round(total.commands / played, 1) if played else 0.0,
         refused=total.refused,
         retried=total.retried,
         errors_by_code=total.errors_by_code,
         latency_ms={k: round(v, 3) for k, v in percentiles_ms(hist).items()},
         latency_count=hist.get_total_count(),
         failures=total.failures[:50],
+        interrupted=stop.is_set(),
     )
 
 
@@ -556,10 +652,10 @@ def print_report(report: Report, console: Console) -> None:
     rows: list[tuple[str, Any]] = [
         ("tables asked for", report.tables),
         ("finished", report.statuses.get("finished", 0)),
-        ("still playing at the end", report.statuses.get("playing", 0) - report.stalled),
+        ("still playing at the end", report.statuses.get("playing", 0)),
         ("  of them ended by their bots leaving", report.left),
         ("never started", report.never_started),
-        ("stalled", report.stalled),
+        ("stalled (no move for --stall s at some point)", report.stalled),
         ("failed", report.failed),
         ("commands committed", f"{report.commands:,}"),
         ("commands/s", f"{report.commands_per_s:,.1f}"),
@@ -574,4 +670,6 @@ def print_report(report: Report, console: Console) -> None:
     for line in report.failures[:10]:
         console.print(f"[red]{line}[/]")
     verdict = "every table started and none stalled or failed" if report.ok else "NOT every table played"
+    if report.interrupted:
+        verdict = "interrupted (Ctrl-C): the figures cover the run until then"
     console.print(f"{report.measured}\n{verdict}")

@@ -43,7 +43,9 @@ def add(sub: Subcommands) -> None:
     load.add_argument("--mode", choices=sorted(QUEUED_MODES), default="classic")
     load.add_argument("--processes", type=int, default=1, help="load-generator processes (default 1)")
     load.add_argument("--clock-scale", type=int, default=1, help="CreateTable's clock scale (--via create)")
-    load.add_argument("--stall", type=float, default=60.0, help="seconds without a command that make a stall")
+    load.add_argument(
+        "--stall", type=float, default=60.0, help="seconds a playing table may go without a move (default 60)"
+    )
     load.add_argument("--seed", type=int, default=1)
     load.add_argument(
         "--keep-tables",
@@ -110,6 +112,23 @@ def start(args: argparse.Namespace) -> int:
     if args.tables < 1 or args.processes < 1 or args.opening < 1 or args.ramp <= 0 or args.think < 0:
         print(
             "monopoly load: --tables, --processes, --opening and --ramp must be positive, --think 0 or more",
+            file=sys.stderr,
+        )
+        return 2
+    if (args.duration is not None and args.duration <= 0) or args.stall <= 0:
+        print("monopoly load: --duration and --stall must be positive (seconds)", file=sys.stderr)
+        return 2
+    if args.json is not None and not (args.json.parent.is_dir() and os.access(args.json.parent, os.W_OK)):
+        print(f"monopoly load: cannot write the report to {args.json}: no such writable folder", file=sys.stderr)
+        return 2
+    from servicekit.settings import MissingSecret, token_secret
+
+    try:
+        token_secret()  # the bots' tokens are signed with it: refused now, not by every generator later
+    except MissingSecret as exc:
+        print(
+            f"monopoly load: {exc} (the key of the platform under load; `monopoly run` keeps it in "
+            f"{args.data_dir / 'token_secret'})",
             file=sys.stderr,
         )
         return 2

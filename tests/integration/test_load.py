@@ -6,16 +6,23 @@ a non-zero count fails the run (exit 1), so a load whose tables silently wait is
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import json
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hdrh.histogram import HdrHistogram
 
-from client import BotTable
+from client import BotTable, SubProtocolStubs, connect
 from client.load import Generator, LoadSpec, Targets
+from client.matchmaking import MatchmakingClient
 from client.platform import Platform
+from monopoly.v1 import matchmaking_pb2, table_pb2
 from servicekit.embedded import free_port
 
 pytestmark = pytest.mark.integration
@@ -49,8 +56,11 @@ async def test_tables_of_bots_through_two_generator_processes_are_all_counted(
     assert report["never_started"] == 0 and report["stalled"] == 0 and report["failed"] == 0
     commands = report["commands"]
     assert isinstance(commands, int) and commands > 20
-    # At no think time nothing is corrected: one latency per committed command.
-    assert report["latency_count"] == commands
+    # At no think time nothing is corrected: one latency per command the table answered (committed or
+    # refused: a timer moved the table on first).
+    codes = report["errors_by_code"]
+    assert isinstance(codes, dict)
+    assert report["latency_count"] == commands + sum(n for code, n in codes.items() if " " not in code)
     latency = report["latency_ms"]
     assert isinstance(latency, dict) and 0 < latency["p50"] <= latency["p99"] <= latency["p100"]
     assert "4 classic tables" in str(report["measured"])
@@ -204,3 +214,63 @@ async def test_a_process_opens_no_more_tables_at_once_than_its_opening_slots(pla
     assert [[is_open for is_open, _ in earlier] for _, earlier in seen] == [[], [True], [True, True]]
     # The third table opened while the first one's bot still thought over its first move (4 s).
     assert seen[2][1][0][1] == 0, seen
+
+
+async def test_a_table_service_frozen_mid_run_is_a_stall_and_its_wait_is_in_the_latency(platform: Platform) -> None:
+    """The table service stops answering for 4 s (SIGSTOP, under its lease's 5 s) while bots play at
+    0.2 s a decision, each command waiting 1.5 s for its answer: every table went silent for longer
+    than the 2.5 s stall limit, and the commands that got no answer count their 1.5 s in the latency
+    (their status DEADLINE_EXCEEDED), though the tables played on afterwards."""
+    spec = LoadSpec(
+        targets=Targets(table=platform.table_target),
+        tables=2,
+        think_s=0.2,
+        ramp=50,
+        duration_s=12,
+        via="create",
+        stall_s=2.5,
+        deadline_s=1.5,
+    )
+    run = asyncio.create_task(Generator(spec, 0).run(None))
+    proc = platform.processes["table"].proc
+    assert proc is not None
+    await asyncio.sleep(4)
+    os.kill(proc.pid, signal.SIGSTOP)
+    try:
+        await asyncio.sleep(4)
+    finally:
+        os.kill(proc.pid, signal.SIGCONT)
+    snapshot = await run
+    assert snapshot.stalled == 2, snapshot
+    assert snapshot.errors_by_code.get("DEADLINE_EXCEEDED", 0) >= 2, snapshot.errors_by_code
+    histogram = HdrHistogram.decode(base64.b64decode(snapshot.histogram))
+    assert histogram.get_max_value() >= 1_500_000  # us: a command's whole wait
+
+
+async def test_players_still_queued_when_a_run_stops_are_taken_out_of_the_queue(platform: Platform) -> None:
+    """A run that stops while its players wait in the queue cancels their tickets (matchmaking would
+    seat them later at a table no bot plays); a player seated meanwhile leaves that table (R3)."""
+    spec = LoadSpec(
+        targets=Targets(table=platform.table_target, matchmaking=platform.target("matchmaking")),
+        tables=1,
+        think_s=0,
+    )
+    generator = Generator(spec, 0)
+    mm = generator.mm = MatchmakingClient(platform.target("matchmaking"))
+    generator.channel, generator.stub = connect(platform.table_target)
+    generator.services = SubProtocolStubs()
+    try:
+        waiting = await mm.register("load-unqueue-waiting")
+        await mm.enqueue(waiting, "duel")  # alone in the duel queue: not seated
+        seated = [await mm.register(f"load-unqueue-{i}") for i in range(4)]
+        tickets = await mm.queue_and_wait(seated, "classic", timeout=30)
+        await generator._unqueue([waiting, *seated])
+        assert generator.failures == []
+        async for status in mm.stub.WatchQueue(matchmaking_pb2.WatchQueueRequest(player_token=waiting.token)):
+            assert status.status == "cancelled", status
+            break
+        view = await generator.stub.GetTable(table_pb2.GetTableRequest(table_id=tickets[0].table_id), timeout=10)
+        assert view.finished  # every seat left
+    finally:
+        await mm.close()
+        await generator.channel.close()
