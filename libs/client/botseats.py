@@ -19,8 +19,10 @@ import grpc
 from engine import AcceptTrade
 from engine.state import TradeOffer
 from monopoly.v1 import matchmaking_pb2, matchmaking_pb2_grpc, table_pb2, table_pb2_grpc, trade_pb2
+from servicekit import auth
+from servicekit.settings import token_secret
 
-from . import BotTable, SubProtocolStubs, bot_service_token
+from . import BotTable, SubProtocolStubs
 
 log = logging.getLogger("botseats")
 #: How often the lobby is read for new tables with bot seats, and open trades for answers.
@@ -41,7 +43,7 @@ class BotSeats:
         self.table, self.matchmaking, self.services = table, matchmaking, services
         self.think_s = think_s
         self.skip = skip  # tables another driver plays whole (`monopoly run`'s resumed ones)
-        self.token = bot_service_token()
+        self.token = auth.renewed_service_token(token_secret(), "bots")  # the seats run for days
         self.playing: dict[str, tuple[BotTable, asyncio.Task[object]]] = {}
         self.answered: set[tuple[str, int]] = set()
         self._stop = asyncio.Event()
@@ -80,7 +82,7 @@ class BotSeats:
             tokens = {}
             for seat in bots:
                 joined = await self.table.JoinTable(
-                    table_pb2.JoinTableRequest(table_id=running.table_id, seat=seat, service_token=self.token),
+                    table_pb2.JoinTableRequest(table_id=running.table_id, seat=seat, service_token=self.token()),
                     timeout=10,
                 )
                 tokens[seat] = joined.seat_token

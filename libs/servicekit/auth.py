@@ -34,7 +34,7 @@ import json
 import os
 import secrets
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -221,6 +221,31 @@ def issue(
 def service_token(secret: Secret, service: str, ttl_s: int = DEFAULT_TTL_S) -> str:
     """A token for service-to-service calls (any table, no seat)."""
     return issue(secret, ANY_TABLE, -1, service, role="service", ttl_s=ttl_s)
+
+
+class RenewedToken:
+    """A long-running process's own token, issued again once half its life is gone: a service, the
+    gateway or a bot seat keeps calling for days, and a token made once at start would be refused
+    UNAUTHENTICATED a day later. Call it for the token to send now."""
+
+    def __init__(self, make: Callable[[int], str], ttl_s: int = DEFAULT_TTL_S, clock: Callable[[], float] = time.time):
+        self._make = make
+        self._ttl_s = ttl_s
+        self._clock = clock
+        self._token = ""
+        self._renew_at = 0.0
+
+    def __call__(self) -> str:
+        now = self._clock()
+        if now >= self._renew_at:
+            self._token = self._make(self._ttl_s)
+            self._renew_at = now + self._ttl_s / 2
+        return self._token
+
+
+def renewed_service_token(secret: Secret, service: str, ttl_s: int = DEFAULT_TTL_S) -> RenewedToken:
+    """`service_token`, issued again before it expires (`RenewedToken`)."""
+    return RenewedToken(lambda ttl: service_token(secret, service, ttl), ttl_s)
 
 
 def operator_token(secret: Secret, operator: str = "operator", ttl_s: int = DEFAULT_TTL_S) -> str:

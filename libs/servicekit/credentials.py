@@ -24,19 +24,39 @@ from .settings import TLSSettings
 Metadata: TypeAlias = grpc.aio.Metadata | Sequence[tuple[str, str | bytes]] | None
 
 
-def _with_token(metadata: Metadata, carried: tuple[tuple[str, str], ...]) -> Metadata:
+#: What a channel's calls carry: a token, or a function giving the token to send now (`auth.RenewedToken`).
+TokenSource: TypeAlias = str | Callable[[], str]
+
+
+class _Carried:
+    """The `authorization` metadata of a token source, made again only when the token changes."""
+
+    def __init__(self, token: TokenSource) -> None:
+        self._source = token if callable(token) else (lambda: token)
+        self._token = ""
+        self._metadata: tuple[tuple[str, str], ...] = ()
+
+    def __call__(self) -> tuple[tuple[str, str], ...]:
+        token = self._source()
+        if token != self._token:
+            self._token = token
+            self._metadata = tuple((str(k), str(v)) for k, v in auth.metadata(token))
+        return self._metadata
+
+
+def _with_token(metadata: Metadata, carried: _Carried) -> Metadata:
     """The call's metadata with the token added, unless the call carries one of its own."""
     if not metadata:
-        return carried
+        return carried()
     if any(key == auth.METADATA_KEY for key, _ in metadata):
         return metadata
-    return (*metadata, *carried)
+    return (*metadata, *carried())
 
 
 class _Unary:
     """A unary-request multicallable (unary-unary, unary-stream) whose calls carry the token."""
 
-    def __init__(self, inner: Any, carried: tuple[tuple[str, str], ...]) -> None:
+    def __init__(self, inner: Any, carried: _Carried) -> None:
         self._inner = inner
         self._carried = carried
 
@@ -47,7 +67,7 @@ class _Unary:
 class _Streaming:
     """A stream-request multicallable (stream-unary, stream-stream) whose calls carry the token."""
 
-    def __init__(self, inner: Any, carried: tuple[tuple[str, str], ...]) -> None:
+    def __init__(self, inner: Any, carried: _Carried) -> None:
         self._inner = inner
         self._carried = carried
 
@@ -60,9 +80,9 @@ class _Streaming:
 class TokenChannel(grpc.aio.Channel):
     """A channel whose calls carry a token (`channel`); everything else is the wrapped channel's."""
 
-    def __init__(self, inner: grpc.aio.Channel, token: str) -> None:
+    def __init__(self, inner: grpc.aio.Channel, token: TokenSource) -> None:
         self._inner = inner
-        self._carried = tuple((str(k), str(v)) for k, v in auth.metadata(token))
+        self._carried = _Carried(token)
 
     async def __aenter__(self) -> TokenChannel:
         return self
@@ -98,8 +118,8 @@ class TokenChannel(grpc.aio.Channel):
         return self._wrap(self._inner.stream_stream, _Streaming, *args, **kwargs)
 
 
-def channel(target: str, token: str | None = None, tls: TLSSettings | None = None) -> grpc.aio.Channel:
+def channel(target: str, token: TokenSource | None = None, tls: TLSSettings | None = None) -> grpc.aio.Channel:
     """A channel to `target` (TLS as `tls` says; None: this process's TLS_* settings) whose calls
-    carry `token` (when given) as their credential."""
+    carry `token` (when given: a token, or a function giving the one to send now) as their credential."""
     inner = tlskit.channel(target, tls)
     return TokenChannel(inner, token) if token else inner

@@ -56,7 +56,7 @@ class Runtime:
         """A channel to another service (TLS, with this service's certificate, as its settings say),
         closed by the runner at shutdown; its calls carry this service's own service token
         (`servicekit.access`: SERVICE)."""
-        token = auth.service_token(self.settings.token_secret, self.settings.service)
+        token = auth.renewed_service_token(self.settings.token_secret, self.settings.service)
         channel = credentials.channel(target, token, self.settings.tls)
         self._channels.append(channel)
         return channel

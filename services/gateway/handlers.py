@@ -112,7 +112,7 @@ class Backends:
         trade: str = "",
         casino: str = "",
         tls: TLSSettings | None = None,
-        token: str = "",
+        token: credentials.TokenSource = "",
     ) -> Backends:
         """Channels to the services (TLS as `tls` says; None: plaintext) whose calls carry `token`
         (the gateway's service token) unless a call sets its own (a browser's token)."""

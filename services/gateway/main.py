@@ -140,7 +140,7 @@ async def serve(gw: GatewaySettings, ready: asyncio.Event | None = None, stop: a
         gw.trade_target,
         gw.casino_target,
         settings.tls,
-        token=auth.service_token(settings.token_secret, "gateway"),  # RegisterPlayer, ListTables, reads
+        token=auth.renewed_service_token(settings.token_secret, "gateway"),  # RegisterPlayer, ListTables, reads
     )
     runner = web.AppRunner(make_app(backends, settings.token_secret, gw), access_log=None)
     await runner.setup()

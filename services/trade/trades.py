@@ -124,7 +124,7 @@ class Trades:
     ) -> None:
         self.pool = pool
         self.table = table
-        self.service_token = auth.service_token(token_secret, "trade")
+        self.service_token = auth.renewed_service_token(token_secret, "trade")
         self.wake = wake  # the outbox relay, after each commit that wrote to the outbox
         #: Tables that may have an open proposal: most table batches (a turn ending with nothing
         #: proposed) then cost no Postgres round trip. Filled by `load_open` at start and by every
@@ -423,7 +423,7 @@ class Trades:
         request = table_pb2.SubmitCommandRequest(
             table_id=t.table_id,
             command_id=command_id(t.table_id, t.trade_id),
-            seat_token=self.service_token,
+            seat_token=self.service_token(),
             command=command_to_proto(command),
         )
         try:

@@ -363,3 +363,37 @@ def test_a_token_channel_carries_its_token_on_every_call_unless_the_call_brings_
             return carried.phase, brought.phase, items
 
     assert asyncio.run(main()) == ("ops", "ada", ["bo", "bo", "bo"])
+
+
+def test_a_renewed_token_is_issued_again_once_half_its_life_is_gone() -> None:
+    now = [1_000.0]
+    issued: list[int] = []
+
+    def make(ttl_s: int) -> str:
+        issued.append(ttl_s)
+        return auth.issue(KEY, "*", -1, f"svc-{len(issued)}", role="service", ttl_s=ttl_s, now=now[0])
+
+    token = auth.RenewedToken(make, ttl_s=600, clock=lambda: now[0])
+    first = token()
+    now[0] += 299
+    assert token() == first and issued == [600]
+    now[0] += 1
+    second = token()
+    assert second != first and issued == [600, 600]
+    assert auth.verify(KEY, second, now=now[0] + 599).player == "svc-2"  # valid its whole life from now
+
+
+async def test_a_channel_carries_the_token_its_source_gives_now(echo_target: str) -> None:
+    """A service's channels carry a renewed token (`auth.RenewedToken`): a call after the renewal
+    carries the new one, so a service that runs for days is never refused for its own token's age."""
+    now = [0.0]
+    names = iter(["ops-1", "ops-2"])
+    token = auth.RenewedToken(
+        lambda ttl: auth.issue(KEY, "*", -1, next(names), role="operator", ttl_s=ttl), ttl_s=3600, clock=lambda: now[0]
+    )
+    async with credentials.channel(echo_target, token) as channel:
+        stub = table_pb2_grpc.TableServiceStub(channel)
+        request = table_pb2.GetTableRequest(table_id="t1")
+        assert (await stub.GetTable(request, timeout=5)).phase == "ops-1"
+        now[0] += 1800
+        assert (await stub.GetTable(request, timeout=5)).phase == "ops-2"
