@@ -24,5 +24,12 @@ def operator_token(name: str = "client") -> str | None:
 
 
 def platform_channel(target: str, token: str | None = None) -> grpc.aio.Channel:
-    """A channel to a service of the platform whose calls carry `token` (default: `operator_token()`)."""
-    return credentials.channel(target, token if token is not None else operator_token())
+    """A channel to a service of the platform whose calls carry `token` (default: an operator token,
+    issued again before it expires: `monopoly run` and the bot seats run for days)."""
+    if token is not None:
+        return credentials.channel(target, token)
+    try:
+        keys = token_secret()
+    except MissingSecret:
+        return credentials.channel(target, None)
+    return credentials.channel(target, auth.RenewedToken(lambda ttl: auth.operator_token(keys, "client", ttl)))
