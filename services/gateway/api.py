@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections import OrderedDict
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -29,6 +30,12 @@ HARD_LIMIT_BYTES = 64 * 1024
 #: Per connection: messages per second sustained, and the burst allowed on top.
 RATE_PER_S = 20.0
 BURST = 40
+#: Per client address, over all its connections: registrations per second sustained and the burst on top,
+#: matchmaking's own per-caller quota (the gateway registers with its token, which that quota does not limit).
+REGISTER_RATE_PER_S = 20.0
+REGISTER_BURST = 200
+#: Client addresses whose registration buckets are kept (the least recently seen are forgotten first).
+MAX_CLIENTS = 100_000
 #: Refused messages in a row (rate or schema) after which the connection is closed (1008).
 MAX_STRIKES = 200
 MODES = ("classic", "speed", "duel", "team", "hasbro")
@@ -37,9 +44,13 @@ Token = Annotated[str, Field(min_length=1, max_length=2048, pattern=r"^[A-Za-z0-
 Ident = Annotated[str, Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_\-:.]+$")]
 
 
+#: A message id is the browser's: a JavaScript safe integer, or a short string.
+MessageId = Annotated[int, Field(ge=-(2**53 - 1), le=2**53 - 1)] | Annotated[str, Field(max_length=64)]
+
+
 class _Op(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    id: int | str | None = Field(default=None)
+    id: MessageId | None = Field(default=None)
 
 
 class Register(_Op):
@@ -66,6 +77,14 @@ class Cancel(_Op):
 
 class MyMatch(_Op):
     op: Literal["my_match"]
+    player_token: Token
+
+
+class WatchQueue(_Op):
+    """Follow the player's ticket again (its `queue` pushes), as `enqueue` does: a page that reconnects
+    while its player waits in a queue learns of the match."""
+
+    op: Literal["watch_queue"]
     player_token: Token
 
 
@@ -116,6 +135,7 @@ Request = Annotated[
     | Enqueue
     | Cancel
     | MyMatch
+    | WatchQueue
     | CustomCreate
     | CustomJoin
     | CustomStart
@@ -156,10 +176,31 @@ def request_id(text: str | bytes) -> int | str | None:
     """The `id` of a message that failed validation, so its error still answers it (best effort)."""
     try:
         data = json.loads(text)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, RecursionError):  # RecursionError: JSON nested thousands deep
         return None
     value = data.get("id") if isinstance(data, dict) else None
-    return value if isinstance(value, (int, str)) and not isinstance(value, bool) and len(str(value)) <= 64 else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if abs(value) <= 2**53 - 1 else None  # what the answer can carry (a JSON number)
+    return value if isinstance(value, str) and len(value) <= 64 else None
+
+
+class ClientLimits:
+    """A `RateLimit` per client address, shared by its connections (the oldest forgotten past
+    `MAX_CLIENTS`: a forgotten client starts again with a full burst)."""
+
+    def __init__(self, rate: float = REGISTER_RATE_PER_S, burst: int = REGISTER_BURST, clock: Any = time.monotonic):
+        self.rate, self.burst, self.clock = rate, burst, clock
+        self._limits: OrderedDict[str, RateLimit] = OrderedDict()
+
+    def take(self, client: str) -> bool:
+        limit = self._limits.get(client)
+        if limit is None:
+            limit = self._limits[client] = RateLimit(self.rate, self.burst, self.clock)
+            while len(self._limits) > MAX_CLIENTS:
+                self._limits.popitem(last=False)
+        else:
+            self._limits.move_to_end(client)
+        return limit.take()
 
 
 class RateLimit:

@@ -188,8 +188,12 @@ class Clock:
 class Session:
     """The requests and pushes of one browser connection."""
 
-    def __init__(self, backends: Backends, secret: auth.Secret, push: Push) -> None:
+    def __init__(
+        self, backends: Backends, secret: auth.Secret, push: Push, may_register: Callable[[], bool] = lambda: True
+    ) -> None:
         self.backends = backends
+        #: The client's registration quota (`api.ClientLimits`, by address over all its connections).
+        self.may_register = may_register
         self.secret = secret
         self.push = push
         self.play = PlayStream(backends.table)
@@ -215,6 +219,8 @@ class Session:
             raise api.GatewayError("DEADLINE_EXCEEDED", "the platform did not answer in time") from None
 
     async def _op_register(self, r: api.Register) -> Any:
+        if not self.may_register():
+            raise api.GatewayError("RESOURCE_EXHAUSTED", "too many registrations from this address: slow down")
         reply = await self.backends.matchmaking.RegisterPlayer(
             matchmaking_pb2.RegisterPlayerRequest(display_name=r.name), timeout=CALL_TIMEOUT_S
         )
@@ -245,6 +251,10 @@ class Session:
             matchmaking_pb2.CancelRequest(player_token=r.player_token), timeout=CALL_TIMEOUT_S
         )
         return to_dict(status)
+
+    async def _op_watch_queue(self, r: api.WatchQueue) -> Any:
+        self._start("queue", self._follow_queue(r.player_token))
+        return {}
 
     async def _op_my_match(self, r: api.MyMatch) -> Any:
         match = await self.backends.matchmaking.GetMyMatch(
@@ -428,7 +438,10 @@ class Session:
                     if item.HasField("snapshot"):
                         snap = item.snapshot
                         self.state = codec.state_from_data(json.loads(snap.state_json))
-                        self.clock = Clock(snap.game_ms, int(time.time() * 1000), self.clock.scale)
+                        # E6: deadlines are on the table's clock (pauses included), at the table's scale
+                        # (its config records it); its clock stood at `state.clock` when last moved
+                        scale = self.state.config.clock.scale or 1
+                        self.clock = Clock(self.state.clock, int(time.time() * 1000), scale)
                         missed: list[dict[str, Any]] = []
                         if 0 < known_seq < self.state.seq:
                             missed = await self._missed(table_id, token, known_seq, self.state.seq)
@@ -558,7 +571,7 @@ def parse_command(data: dict[str, Any], seat: int) -> Command:
     if "seat" in data:
         raise api.GatewayError("INVALID_ARGUMENT", "command.seat: the seat comes from the seat token; leave it out")
     kind = data.get("type")
-    if kind not in views.PLAYER_COMMANDS:
+    if not isinstance(kind, str) or kind not in views.PLAYER_COMMANDS:
         raise api.GatewayError("INVALID_ARGUMENT", f"command.type: not a player command: {str(kind)[:40]!r}")
     for key, value in data.items():
         values = value if isinstance(value, list) else [value]

@@ -51,7 +51,9 @@ async def connection(request: web.Request) -> web.WebSocketResponse:
             await ws.send_str(_dumps(message))
         PUSHES.inc()
 
-    session = Session(app["backends"], app["secret"], push)
+    registrations: api.ClientLimits = app["registrations"]
+    client = request.remote or "?"
+    session = Session(app["backends"], app["secret"], push, lambda: registrations.take(client))
     gw: GatewaySettings = app["settings"]
     limit = api.RateLimit(gw.rate_per_s, gw.burst)
     strikes = 0
@@ -121,6 +123,7 @@ def make_app(backends: Backends, secret: auth.Secret, settings: GatewaySettings)
     app["backends"] = backends
     app["secret"] = secret
     app["settings"] = settings
+    app["registrations"] = api.ClientLimits()
     app.router.add_get("/", index)
     app.router.add_get("/ws", connection)
     app.router.add_get("/healthz", healthz)

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import aiohttp
 import pytest
 
 from client.platform import Platform
+from engine import preset
 from services.gateway import api
 
 pytestmark = pytest.mark.integration
@@ -234,3 +236,38 @@ async def test_a_browser_loses_no_event_when_the_gateway_or_the_table_service_re
                     break
         assert seqs and seqs == list(range(last + 1, seqs[-1] + 1)), (last, seqs[:5])
         await b.ws.close()
+
+
+async def test_E6_the_turn_deadline_of_a_snapshot_is_on_the_tables_clock_scale(gateway_platform: Platform) -> None:
+    """A browser that opens (or reopens) a table gets the turn's deadline in wall time at the table's
+    clock scale (10 here), not at scale 1 until the next event comes."""
+    async with aiohttp.ClientSession() as session:
+        b = await open_browser(session, gateway_platform)
+        _, table_id, seat_token = await seated_player(b, "clockwatcher")
+        assert (await b.send("watch", table_id=table_id, token=seat_token))["ok"]
+        snapshot = await b.push("table")
+        assert snapshot["snapshot"]
+        turn_ms = preset("speed").clock.turn_seconds * 1000
+        left_ms = snapshot["deadline_unix_ms"] - time.time() * 1000
+        assert 0 < left_ms <= turn_ms / 10 + 1000, (left_ms, turn_ms)
+        await b.ws.close()
+
+
+async def test_a_page_that_reconnects_while_queued_follows_its_ticket_again(gateway_platform: Platform) -> None:
+    """The ticket's statuses went to the connection that queued; after a reconnect `watch_queue`
+    follows it again, so the match (or, here, the player leaving the queue) reaches the new page."""
+    async with aiohttp.ClientSession() as session:
+        first = await open_browser(session, gateway_platform)
+        me = await first.send("register", name="requeued")
+        token = me["result"]["player_token"]
+        assert (await first.send("enqueue", player_token=token, mode="team"))["ok"]
+        assert (await first.push("queue"))["status"]["mode"] == "team"
+        await first.ws.close()
+        again = await open_browser(session, gateway_platform)
+        assert (await again.send("watch_queue", player_token=token))["ok"]
+        status = (await again.push("queue"))["status"]
+        assert status["mode"] == "team" and status["status"] in ("waiting", "matched"), status
+        if status["status"] == "waiting":
+            assert (await again.send("cancel", player_token=token))["ok"]
+            assert (await again.push("queue"))["status"]["status"] == "cancelled"
+        await again.ws.close()

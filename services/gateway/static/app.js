@@ -106,6 +106,8 @@ function showLobby() {
   refreshLobby();
   if (me()) {
     call("my_match", { player_token: me().player_token }).then(gotMatch, () => {});
+    // Waiting in a queue when the connection dropped: follow the ticket again, or the match is missed.
+    if (sessionStorage.getItem("monopoly.queued")) call("watch_queue", { player_token: me().player_token }).catch(() => {});
   }
 }
 
@@ -169,6 +171,8 @@ async function enqueue(mode) {
 
 function showQueue(s) {
   const box = $("#queue-status");
+  if (s.status === "waiting") sessionStorage.setItem("monopoly.queued", s.mode);
+  else sessionStorage.removeItem("monopoly.queued");
   if (s.status === "waiting") {
     box.replaceChildren(
       h("span", { class: "ticket" }, `In the ${s.mode} queue: position ${s.position} of ${s.waiting}, about ${Math.round(s.estimated_wait_ms / 1000)} s`),

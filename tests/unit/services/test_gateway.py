@@ -4,6 +4,7 @@ it is shown of a table (views)."""
 from __future__ import annotations
 
 import json
+import types
 
 import pytest
 
@@ -42,6 +43,17 @@ def test_an_unreadable_message_is_answered_by_its_id_when_it_has_one() -> None:
     assert api.request_id(json.dumps({"id": 5, "op": "?"})) == 5
     assert api.request_id("{garbage") is None
     assert api.request_id(json.dumps({"id": True})) is None
+    assert api.request_id("[" * 5000) is None  # nested too deep for the parser: no id, no crash
+    assert api.request_id(json.dumps({"id": 2**63, "op": "?"})) is None  # no JSON number the answer could carry
+
+
+def test_a_message_id_is_a_javascript_safe_integer_or_a_short_string() -> None:
+    """An id the answer could not carry (orjson encodes 64-bit integers at most; a browser reads 2**53)
+    is refused with the message, not found unanswerable once the command ran."""
+    assert api.parse(json.dumps({"id": 2**53 - 1, "op": "register", "name": "a"})).id == 2**53 - 1
+    for bad in (2**53, -(2**64), "x" * 65):
+        error = error_of(json.dumps({"id": bad, "op": "register", "name": "a"}))
+        assert error.code == "INVALID_ARGUMENT" and "id" in error.message, bad
 
 
 def test_the_rate_limit_allows_a_burst_then_the_sustained_rate() -> None:
@@ -59,6 +71,7 @@ def test_a_command_takes_the_seat_of_the_token_and_only_player_commands_pass() -
     for data, says in (
         ({"type": "Roll", "seat": 2}, "seat token"),
         ({"type": "Tick", "now": 5}, "not a player command"),
+        ({"type": ["Roll"]}, "not a player command"),
         ({"type": "SettleAuction"}, "not a player command"),
         ({"type": "Build", "square": "3"}, "Build"),
         ({"type": "Build", "square": 3, "level": 1}, "level"),
@@ -92,3 +105,26 @@ def test_the_view_offers_the_actor_its_legal_commands_and_a_spectator_none() -> 
     types = {c["type"] for c in views.legal(state, state.actor)}
     assert {"BuyProperty", "DeclineProperty"} <= types
     assert BuyProperty.__name__ in views.PLAYER_COMMANDS and "ExecuteTrade" not in views.PLAYER_COMMANDS
+
+
+def test_registrations_are_limited_per_client_address_over_all_its_connections() -> None:
+    """The gateway registers players with its own token, which matchmaking's per-caller quota does
+    not limit; so the gateway holds each client address to that quota itself (20/s, bursts of 200)."""
+    now = [0.0]
+    limits = api.ClientLimits(clock=lambda: now[0])
+    assert sum(limits.take("10.0.0.1") for _ in range(250)) == api.REGISTER_BURST
+    assert limits.take("10.0.0.2")  # another client has its own
+    now[0] += 1.0
+    assert sum(limits.take("10.0.0.1") for _ in range(50)) == api.REGISTER_RATE_PER_S
+
+
+async def test_a_session_over_its_clients_registration_quota_is_refused_before_any_call() -> None:
+    from services.gateway.handlers import Session
+
+    async def push(message: dict[str, object]) -> None: ...
+
+    backends = types.SimpleNamespace(table=None, matchmaking=None)  # never called
+    session = Session(backends, "k" * 32, push, may_register=lambda: False)  # type: ignore[arg-type]
+    with pytest.raises(api.GatewayError) as caught:
+        await session.handle(api.parse(json.dumps({"id": 1, "op": "register", "name": "flood"})))
+    assert caught.value.code == "RESOURCE_EXHAUSTED"
