@@ -161,10 +161,17 @@ def _read(cls: type, msg: Message) -> Any:
             kwargs[m.name] = tuple(getattr(msg, m.proto))
         elif how == _ENUM:
             code = getattr(msg, m.code)
-            if code:
+            text = getattr(msg, m.proto)
+            if code in m.members:
                 kwargs[m.name] = m.members[code]
-            elif text := getattr(msg, m.proto):  # written before the enum: its string
-                kwargs[m.name] = m.tp(text)
+            elif code or text:  # written before the enum (its string), or a value newer than this reader
+                try:
+                    kwargs[m.name] = m.tp(text)
+                except ValueError:
+                    raise BadRequest(
+                        f"{cls.__name__}.{m.name}: value {code} ({text!r}) is newer than this reader's schema "
+                        f"(version {SCHEMA_VERSION}): upgrade the reader"
+                    ) from None
         elif how == _MESSAGES:
             kwargs[m.name] = tuple(_read(m.tp, item) for item in getattr(msg, m.proto))
         else:

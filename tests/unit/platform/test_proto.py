@@ -143,3 +143,21 @@ def test_what_analysts_group_by_travels_as_typed_fields() -> None:
     assert event_from_proto(old) == PaymentMade(0, -1, 2000, PaymentReason.TAX, 0, -1)
     start = event_to_proto(PaymentMade(0, -1, 100, PaymentReason.CARD, 0, 0))  # square 0 (Start) is a value
     assert start.payment_made.HasField("square") and event_from_proto(start).square == 0  # type: ignore[attr-defined]
+
+
+def test_an_enum_value_newer_than_the_reader_is_a_clear_bad_request() -> None:
+    """Adding an enum value is a compatible change: an older reader takes the value's string when it
+    knows it, and otherwise refuses the event with BadRequest (what every consumer handles), naming
+    the field and saying to upgrade, instead of a KeyError."""
+    from engine import PaymentMade, PaymentReason
+    from servicekit.errors import BadRequest
+
+    known = events_pb2.EventPayload(
+        payment_made=events_pb2.PaymentMade(debtor=0, creditor=-1, amount=5, reason="tax", reason_code=99)
+    )
+    assert event_from_proto(known) == PaymentMade(0, -1, 5, PaymentReason.TAX, 0, -1)
+    newer = events_pb2.EventPayload(
+        payment_made=events_pb2.PaymentMade(debtor=0, creditor=-1, amount=5, reason="lottery", reason_code=99)
+    )
+    with pytest.raises(BadRequest, match=r"PaymentMade\.reason: value 99 \('lottery'\) is newer"):
+        event_from_proto(newer)
