@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from servicekit.natsauth import connect
@@ -73,6 +74,22 @@ async def _archive_chunks(root: Path, after: int, batch: int) -> AsyncIterator[t
         await asyncio.sleep(0)
 
 
+def _revive(con: duckdb.DuckDBPyConnection) -> int:
+    """Decode again the messages an older reader dead-lettered (a type or value it did not know): those
+    this reader decodes join the file and leave the dead letters, in one transaction. Their events."""
+    dead = store.dead_letters(con)
+    if not dead:
+        return 0
+    built = rows.build(dead, set())
+    still = {d["stream_seq"] for d in built.dead}
+    revived = [raw.stream_seq for raw in dead if raw.stream_seq not in still]
+    if not revived:
+        return 0
+    built.dead = []
+    built.last_stream_seq = store.position(con)  # the position stays where it is
+    return store.commit(con, built, revived)
+
+
 async def export(
     out: Path,
     nats_url: str = "",
@@ -89,6 +106,7 @@ async def export(
     start = time.perf_counter()
     con = store.open_db(out)
     try:
+        revived = _revive(con)
         after = store.position(con)
         chunks = (
             _archive_chunks(archive, after, batch)
@@ -100,15 +118,14 @@ async def export(
         try:
             async for chunk, total in chunks:
                 built = rows.build(chunk, set())
-                store.commit(con, built)
                 messages += len(chunk)
-                events += built.events
+                events += store.commit(con, built)
                 dead += len(built.dead)
                 report(messages, total)
                 if on_commit is not None:
                     on_commit(messages, built.last_stream_seq)
         finally:
             stop()
-        return Result(messages, events, dead, store.position(con), time.perf_counter() - start)
+        return Result(messages, events + revived, dead, store.position(con), time.perf_counter() - start)
     finally:
         con.close()

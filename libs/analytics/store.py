@@ -11,6 +11,7 @@ the insert.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
@@ -76,16 +77,28 @@ def position(con: duckdb.DuckDBPyConnection) -> int:
     return int(row[0]) if row else 0
 
 
-def commit(con: duckdb.DuckDBPyConnection, batch: rows.Batch) -> None:
-    """The batch's rows and its position, all or nothing."""
+def dead_letters(con: duckdb.DuckDBPyConnection) -> list[rows.Raw]:
+    """The messages an export could not decode, as they came from the stream."""
+    found = con.execute("SELECT stream_seq, subject, published, data FROM dead_letters ORDER BY stream_seq").fetchall()
+    return [rows.Raw(int(seq), subject, published, bytes(data)) for seq, subject, published, data in found]
+
+
+def commit(con: duckdb.DuckDBPyConnection, batch: rows.Batch, revived: Sequence[int] = ()) -> int:
+    """The batch's rows and its position, all or nothing; `revived`: dead letters (by stream sequence)
+    the batch now holds decoded, deleted in the same transaction. The events new to the file (one
+    published twice is there once)."""
     tables = batch.arrow()
+    added = 0
     con.execute("BEGIN TRANSACTION")
     try:
+        if revived:
+            con.execute("DELETE FROM dead_letters WHERE stream_seq IN (SELECT unnest(?))", [list(revived)])
         events = tables.pop("events", None)
         if events is not None:
             con.register("_batch", events)
             new = con.execute("INSERT OR IGNORE INTO events SELECT * FROM _batch RETURNING table_id, seq").fetchall()
             con.unregister("_batch")
+            added = len(new)
             if len(new) < events.num_rows:  # some were exported before: keep only the new ones' rows
                 keys = {(str(t), int(s)) for t, s in new}
                 tables = {name: _only(t, keys) for name, t in tables.items()}
@@ -106,6 +119,7 @@ def commit(con: duckdb.DuckDBPyConnection, batch: rows.Batch) -> None:
     except BaseException:
         con.execute("ROLLBACK")
         raise
+    return added
 
 
 def _only(table: pa.Table, keys: set[tuple[str, int]]) -> pa.Table:
