@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
+import os
 import sys
+import urllib.parse
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeAlias
+
+import asyncpg
 
 from engine import PRESETS, RULESETS
 
@@ -39,10 +42,24 @@ def preset_name(ruleset: str, mode: str | None) -> str:
 
 
 def against_database(command: str, service: str, check: Callable[[str], Coroutine[Any, Any, int]]) -> int:
-    """Run `check(database_url)` with the DATABASE_URL `service` reads (its settings module), or say
-    that it is missing (exit code 2). The service's modules load only for the command that needs them."""
-    url: str = importlib.import_module(f"services.{service}.settings").common().database_url
+    """Run `check(database_url)` with the DATABASE_URL the `service` reads, or say that it is missing
+    (exit code 2); a database out of reach is one line (exit code 1), not a traceback. Only the database
+    is needed: no token key (these commands read Postgres, they call no service)."""
+    url = os.environ.get("DATABASE_URL", "")
     if not url:
         print(f"monopoly {command}: set DATABASE_URL (the {service} service's database)", file=sys.stderr)
         return 2
-    return asyncio.run(check(url))
+    try:
+        return asyncio.run(check(url))
+    except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
+        print(f"monopoly {command}: the database at {_without_password(url)} is out of reach: {exc}", file=sys.stderr)
+        return 1
+
+
+def _without_password(url: str) -> str:
+    """A database URL fit for a message: its password left out."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))

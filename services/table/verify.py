@@ -138,14 +138,23 @@ async def verify(database_url: str, table_ids: Sequence[str]) -> int:
     try:
         wanted = list(table_ids) or await tables_changed(conn, None)
         findings = await check_tables(conn, wanted)
+        if table_ids:
+            known = {
+                r["table_id"] for r in await conn.fetch("SELECT table_id FROM tables WHERE table_id = ANY($1)", wanted)
+            }
+            missing = [t for t in wanted if t not in known]
+        else:
+            missing = []
     except asyncpg.UndefinedTableError:
         print("monopoly verify: this database has no tables (the table service never ran on it)")
         return 1
     finally:
         await conn.close()
+    for table_id in missing:
+        print(f"{table_id}: no such table")
     for f in findings:
         print(f"{f.table_id}: {f.problem}: {f.detail}")
     broken = len({f.table_id for f in findings})
     counts = ", ".join(f"{sum(1 for f in findings if f.problem == k)} {k}" for k in PROBLEM_KINDS)
-    print(f"{len(wanted)} tables checked: {broken} with problems ({counts})")
-    return 1 if findings else 0
+    print(f"{len(wanted) - len(missing)} tables checked: {broken} with problems ({counts})")
+    return 1 if findings or missing else 0

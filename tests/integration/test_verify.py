@@ -70,3 +70,23 @@ async def test_verify_finds_a_gap_and_a_replay_mismatch_and_passes_healthy_table
     out = capsys.readouterr().out
     assert f"{gapped}: gap:" in out and f"{tampered}: replay:" in out
     assert "3 tables checked: 2 with problems (1 gap, 1 replay, 0 ledger)" in out
+    assert await verify.verify(url, [healthy, "no-such-table"]) == 1  # a mistyped id is no pass
+    out = capsys.readouterr().out
+    assert "no-such-table: no such table" in out and "1 tables checked: 0 with problems" in out
+
+
+def test_the_command_needs_only_the_database_and_says_in_one_line_when_it_is_out_of_reach() -> None:
+    """No token key (these commands read Postgres and call no service); a database out of reach is one
+    line with the password left out, exit 1."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k not in ("TOKEN_SECRET", "TOKEN_SECRETS", "MONOPOLY_DEV")}
+    env["DATABASE_URL"] = "postgresql://someone:hunter2@127.0.0.1:1/monopoly"
+    for args in (["verify", "t1"], ["casino", "verify", "t1:5"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "monopoly_cli", *args], capture_output=True, text=True, env=env, timeout=60
+        )
+        assert proc.returncode == 1, proc.stderr
+        assert "out of reach" in proc.stderr and "hunter2" not in proc.stderr and "Traceback" not in proc.stderr
