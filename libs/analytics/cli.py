@@ -50,6 +50,16 @@ def _nats_url(args: argparse.Namespace) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from servicekit.bus import NatsOutOfReach
+
+    try:
+        return _run(args)
+    except NatsOutOfReach as exc:
+        print(f"monopoly {args.command}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.command == "export":
         from .export import export
 
@@ -73,9 +83,10 @@ def run(args: argparse.Namespace) -> int:
         from servicekit.natsauth import connect
 
         from .archive import archive_once, run_archiver
+        from .export import CONNECT_WITHIN_S
 
         async def go() -> int:
-            nc, js = await connect(_nats_url(args))
+            nc, js = await connect(_nats_url(args), give_up_after_s=CONNECT_WITHIN_S)
             try:
                 if args.follow:
                     await run_archiver(js, args.out)

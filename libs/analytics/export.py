@@ -55,10 +55,14 @@ def _progress(enabled: bool) -> tuple[Report, Callable[[], None]]:
     return report, bar.stop
 
 
+#: How long an export or an archive run waits for its first connection to NATS before saying why not.
+CONNECT_WITHIN_S = 15.0
+
+
 async def _chunks(
     nats_url: str, after: int, batch: int, follow: bool, durable: str
 ) -> AsyncIterator[tuple[list[rows.Raw], int]]:
-    nc, js = await connect(nats_url)
+    nc, js = await connect(nats_url, give_up_after_s=CONNECT_WITHIN_S)
     try:
         total = await sources.stream_last_seq(js) - after
         async for chunk in sources.from_stream(js, after, durable, batch, follow):

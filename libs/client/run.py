@@ -44,6 +44,7 @@ from rich.table import Table
 
 from engine import Event, PlayerBankrupt, TableState, TurnTimedOut
 from monopoly.v1 import matchmaking_pb2, rating_pb2, rating_pb2_grpc, table_pb2
+from servicekit import bus
 from servicekit.embedded import DataDirBusy, psql_command, servers
 from sim.narrate import describe
 
@@ -233,7 +234,7 @@ async def run(
         try:
             with logging_to(log_path, stats):
                 code = await _run(data_dir, tables, clock_scale, duration, mode, stop, stats, replicas)
-        except DataDirBusy as exc:
+        except (DataDirBusy, OutOfReach) as exc:  # said here, past the log file stderr goes to meanwhile
             print(f"monopoly run: {exc}", file=sys.stderr)
             return 1
     with contextlib.suppress(OSError):  # the terminal may be gone (SIGHUP)
@@ -259,6 +260,8 @@ async def _run(
     with servers(data_dir, nats_nodes=nodes) as (nats_url, db_url, bus):
         if stop.is_set():
             return 0
+        if problem := await out_of_reach(nats_url, db_url):
+            raise OutOfReach(problem)
         platform = Platform(
             nats_url,
             db_url,
@@ -288,6 +291,43 @@ async def _run(
             await bots.close()
             await platform.stop()  # the services, each reaped; NATS and Postgres follow
     return 0
+
+
+class OutOfReach(RuntimeError):
+    """Postgres or NATS given by DATABASE_URL / NATS_URL does not answer (`out_of_reach`)."""
+
+
+#: How long `monopoly run` tries Postgres and NATS given by DATABASE_URL / NATS_URL before saying so.
+REACH_TIMEOUT_S = 5.0
+
+
+async def out_of_reach(nats_url: str, db_url: str) -> str:
+    """Why Postgres or NATS cannot be reached (one line, no password), or "" when both answer: an
+    address given in DATABASE_URL or NATS_URL that is wrong is said at once, not as a service's
+    health check timing out a minute later."""
+    try:
+        conn = await asyncpg.connect(db_url, timeout=REACH_TIMEOUT_S)
+        await conn.close()
+    except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+        return f"Postgres at {_hidden(db_url)} is out of reach: {exc or type(exc).__name__}"
+    try:
+        nc, _ = await bus.connect(nats_url, give_up_after_s=REACH_TIMEOUT_S, streams=())
+        await nc.close()
+    except bus.NatsOutOfReach as exc:
+        if "refused the credentials" in str(exc):
+            return ""  # it answers; the services log in as their own users
+        return f"NATS at {_hidden(nats_url)} is out of reach: {exc}"
+    return ""
+
+
+def _hidden(url: str) -> str:
+    """A URL fit for a message: any password left out."""
+    import urllib.parse
+
+    parts = urllib.parse.urlsplit(url.split(",")[0])
+    if parts.password is None:
+        return url
+    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")))
 
 
 class Run:

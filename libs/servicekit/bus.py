@@ -8,6 +8,7 @@ that publishers, consumers and operators agree on it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import os
@@ -178,6 +179,10 @@ async def _nats_reconnected() -> None:
     log.info("nats: reconnected")
 
 
+class NatsOutOfReach(ConnectionError):
+    """A command-line tool's first connection to NATS did not succeed in time (`give_up_after_s`)."""
+
+
 async def connect(
     url: str,
     user: str = "",
@@ -185,17 +190,33 @@ async def connect(
     streams: Iterable[str] | None = None,
     inbox_prefix: str = "_INBOX",
     tls: ssl.SSLContext | None = None,
+    give_up_after_s: float | None = None,
 ) -> tuple[NATS, JetStreamContext]:
     """Connect (as `user` when a password is given; `servicekit.natsauth` says what it may do) and
     bring the streams named in `streams` (None: every stream) to their spec: each service creates
-    the streams it owns, the only ones its permissions let it change."""
+    the streams it owns, the only ones its permissions let it change.
+
+    A service waits for NATS as long as it takes; a command-line tool passes `give_up_after_s` and
+    gets `NatsOutOfReach`, saying why (refused, a wrong password...), when the first connection has
+    not succeeded by then. Once connected, both reconnect without end."""
     client: list[NATS] = []
+    failures: list[Exception] = []
 
     async def disconnected() -> None:
         if client and not client[0].is_closed:  # lost, not closed on purpose
             log.warning("nats: disconnected; reconnecting")
 
-    nc = await nats.connect(
+    refused = asyncio.Event()  # a tool's first connection refused its credentials: no use trying again
+
+    async def error(exc: Exception) -> None:
+        if not client and give_up_after_s is not None:  # a tool's first connection: said once, at the end
+            failures.append(exc)
+            if "authorization" in str(exc).lower():
+                refused.set()
+            return
+        await _nats_error(exc)
+
+    connecting = nats.connect(
         [part.strip() for part in url.split(",") if part.strip()],  # several URLs: the nodes of a cluster
         name=user or "monopoly",
         max_reconnect_attempts=-1,
@@ -203,10 +224,27 @@ async def connect(
         tls=tls,
         user=user if password else None,
         password=password or None,
-        error_cb=_nats_error,
+        error_cb=error,
         disconnected_cb=disconnected,
         reconnected_cb=_nats_reconnected,
     )
+    if give_up_after_s is None:
+        nc = await connecting
+    else:
+        task = asyncio.ensure_future(connecting)
+        stop = asyncio.ensure_future(refused.wait())
+        await asyncio.wait({task, stop}, timeout=give_up_after_s, return_when=asyncio.FIRST_COMPLETED)
+        stop.cancel()
+        if not task.done():
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+            last = failures[-1] if failures else None
+            why = f"{type(last).__name__}: {last}" if last is not None else "no answer"
+            if refused.is_set():
+                raise NatsOutOfReach(f"NATS refused the credentials ({why})")
+            raise NatsOutOfReach(f"NATS did not take the connection within {give_up_after_s:g} s ({why})")
+        nc = task.result()
     client.append(nc)
     js = nc.jetstream()
     wanted = None if streams is None else set(streams)

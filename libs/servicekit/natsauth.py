@@ -303,9 +303,22 @@ def user_of(url: str, user: str = "", password: str = "") -> str:
 
 
 async def connect(
-    url: str, user: str = "", password: str = "", tls: ssl.SSLContext | None = None
+    url: str,
+    user: str = "",
+    password: str = "",
+    tls: ssl.SSLContext | None = None,
+    give_up_after_s: float | None = None,
 ) -> tuple[NATS, JetStreamContext]:
     """Connect as `user` (or as the URL's user) with that user's inbox, and bring the streams it owns
-    to their spec (every stream for a user with no role: an open server, or admin)."""
+    to their spec (every stream for a user with no role: an open server, or admin). A tool passes
+    `give_up_after_s` (`bus.connect`)."""
     who = user_of(url, user, password)
-    return await bus.connect(url, who, password, streams=streams_owned(who), inbox_prefix=inbox_prefix(who), tls=tls)
+    return await bus.connect(
+        url,
+        who,
+        password,
+        streams=streams_owned(who),
+        inbox_prefix=inbox_prefix(who),
+        tls=tls,
+        give_up_after_s=give_up_after_s,
+    )

@@ -44,3 +44,12 @@ def test_jetstream_busy_tells_a_wait_from_a_refusal() -> None:
     assert bus.jetstream_busy(BadRequestError(err_code=bus.PLACEMENT_PENDING))
     assert not bus.jetstream_busy(BadRequestError(err_code=10058))
     assert not bus.jetstream_busy(ValueError())
+
+
+async def test_a_tool_gives_up_on_nats_out_of_reach_and_says_why() -> None:
+    """A service waits for NATS without end; a command-line tool (`give_up_after_s`) is told why in
+    one exception when the first connection has not succeeded in time."""
+    from servicekit.embedded import free_port
+
+    with pytest.raises(bus.NatsOutOfReach, match=r"within 1 s \(ConnectionRefusedError"):
+        await bus.connect(f"nats://127.0.0.1:{free_port()}", give_up_after_s=1, streams=())
