@@ -10,7 +10,7 @@ import grpc
 from engine import RuleViolation, Tick, codec
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
 from servicekit import auth, grpcserver, validate
-from servicekit.errors import BadRequest, Elsewhere, Stale
+from servicekit.errors import BadRequest, Elsewhere
 from servicekit.grpcserver import Registration
 from servicekit.wire import command_from_proto, envelope, public_envelope, stored_envelope, stored_event
 
@@ -104,9 +104,9 @@ class TableService(table_pb2_grpc.TableServiceServicer):
             raise BadRequest("the clock is the table service's own: Tick is not a player's command")
         actor = await self.tables.get(table_id)
         seat = self.tables.authorize(actor, auth.current_claims(), command)
-        if request.expected_seq and request.expected_seq != actor.state.seq:
-            raise Stale(f"the table is at seq {actor.state.seq}, not {request.expected_seq}")
-        answer = await actor.submit(command, request.command_id, seat)
+        # expected_seq is checked by the actor, after the command id: a retry of a command applied
+        # meanwhile gets its first answer, not ABORTED
+        answer = await actor.submit(command, request.command_id, seat, request.expected_seq)
         response: table_pb2.SubmitCommandResponse = table_pb2.SubmitCommandResponse.FromString(answer)
         return response
 

@@ -55,6 +55,7 @@ from servicekit.errors import (
     Exhausted,
     Forbidden,
     NotFound,
+    Stale,
     Unavailable,
     unreachable,
 )
@@ -174,6 +175,9 @@ class Request:
     seat: int | None = None
     #: Gets the committed answer or the refusal (None: a timer's tick, nobody waits).
     done: asyncio.Future[bytes] | None = None
+    #: The seq the caller saw the table at (0: any): another is ABORTED, unless the command id was
+    #: answered before (a retry gets its first answer, wherever the table is now).
+    expected_seq: int = 0
 
 
 #: What a timer puts on the queue when a deadline comes due.
@@ -241,19 +245,21 @@ class TableActor:
         """The wall time (unix ms) at which game time reaches `due`."""
         return self.epoch_ms + self.stopped_ms + due / self.scale
 
-    async def submit(self, command: Command | None, command_id: str = "", seat: int | None = None) -> bytes:
+    async def submit(
+        self, command: Command | None, command_id: str = "", seat: int | None = None, expected_seq: int = 0
+    ) -> bytes:
         """Queue a command (None: just the clock) and wait for its committed answer."""
         if self.moved:
             raise await self.tables.elsewhere(self.table_id)
         if self.evicted:  # evicted since the caller got it: the table's current actor takes it
-            return await (await self.tables.get(self.table_id)).submit(command, command_id, seat)
+            return await (await self.tables.get(self.table_id)).submit(command, command_id, seat, expected_seq)
         self.used = time.monotonic()
         if self.unsure:
             if self.queue.empty():  # the actor reads Postgres back now: a table with no timer (its deadline
                 self.queue.put_nowait(CLOCK)  # kept by a service) would otherwise refuse every caller for ever
             raise Unavailable("the table is waiting for Postgres; retry with the same command id")
         done: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
-        self.queue.put_nowait(Request(command, command_id, seat, done))
+        self.queue.put_nowait(Request(command, command_id, seat, done, expected_seq))
         return await done
 
     def subscribe(self, leave_out: str = "") -> asyncio.Queue[list[common_pb2.Envelope] | None]:
@@ -281,7 +287,7 @@ class TableActor:
                     raise await self.tables.elsewhere(self.table_id)
                 if self.unsure:  # a commit's outcome is unknown: learn it before anything else
                     await self._resync()
-                answer = await self._handle(item.command, item.command_id, item.seat)
+                answer = await self._handle(item.command, item.command_id, item.seat, item.expected_seq)
             except Exception as exc:  # answered to the caller; the actor goes on
                 if done is not None and not done.done():
                     done.set_exception(exc)
@@ -307,12 +313,17 @@ class TableActor:
         """Queue a tick of the clock (a deadline came due); nobody waits for its answer."""
         self.queue.put_nowait(CLOCK)
 
-    async def _handle(self, command: Command | None, command_id: str, seat: int | None) -> bytes:
+    async def _handle(self, command: Command | None, command_id: str, seat: int | None, expected_seq: int = 0) -> bytes:
         kind = type(command).__name__ if command is not None else "Tick"
         started = time.perf_counter()
         digest = command_digest(command, seat) if command_id else ""
         if command_id and (cached := self.recent.get(command_id)) is not None:
             return self._retried(kind, command_id, digest, cached)
+        if expected_seq and expected_seq != self.state.seq:
+            if command_id and (first := await self._answered(command_id)) is not None:
+                return self._retried(kind, command_id, digest, first)  # applied before: its first answer
+            COMMANDS.labels(kind, "stale").inc()
+            raise Stale(f"the table is at seq {self.state.seq}, not {expected_seq}")
         if command is not None and seat is not None and command.seat != seat:  # seat None: the platform
             COMMANDS.labels(kind, "forbidden").inc()
             raise Forbidden(f"this token acts for seat {seat}, not seat {command.seat}")

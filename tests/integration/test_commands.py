@@ -652,6 +652,18 @@ async def test_an_old_expected_seq_is_aborted_and_the_current_one_is_accepted(
     current = (await get(stub, table.table_id)).seq
     answer = await stub.SubmitCommand(request(table, Roll(view.actor), command_id="c", expected_seq=current))
     assert answer.first_seq == current + 1
+    # Sent again with the same id and seq (its answer lost; a routed client resends it after a failover):
+    # the table is past that seq now, and the retry gets the first answer, not ABORTED.
+    again = await stub.SubmitCommand(request(table, Roll(view.actor), command_id="c", expected_seq=current))
+    assert again == answer
+    play = stub.Play()
+    await play.write(request(table, Roll(view.actor), command_id="c", expected_seq=current))
+    reply = await play.read()
+    assert reply.answer == answer, reply
+    play.cancel()
+    # and a new command against that old seq is still stale
+    exc = await refused(stub, request(table, Roll(view.actor), command_id="d", expected_seq=current))
+    assert exc.code() == grpc.StatusCode.ABORTED
 
 
 # -- the Play stream ------------------------------------------------------------
