@@ -23,6 +23,7 @@ import contextlib
 import hashlib
 import logging
 import math
+import time
 from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -109,6 +110,9 @@ class Leases:
         self.ttl_s = ttl_s
         #: The partitions this instance holds, with the epoch of its lease.
         self.held: dict[int, int] = {}
+        #: Until when a partition held by an instance that holds no lock, with its lease unexpired,
+        #: is not taken (`_ensure_lock`: after this instance's own lock was lost).
+        self._patient_until = 0.0
         self.on_gained: Callable[[list[int]], Coroutine[Any, Any, None]] = _nothing
         self.on_lost: Callable[[list[int]], Coroutine[Any, Any, None]] = _nothing
         #: Opens a channel to another instance (with this service's own token): `peer`. None: no peers.
@@ -238,9 +242,18 @@ class Leases:
             key = await conn.fetchval("SELECT hashtext(current_schema() || '/' || $1)", self.instance_id)
         self._lock_conn = None
         await self._take_id(key)
+        # Lost with its connection, as every instance's was if Postgres restarted: for a lease's time,
+        # take only free or expired partitions, not those of instances that have not yet taken their
+        # own lock back (a restart shorter than the TTL moves no partition).
+        self._patient_until = time.monotonic() + self.ttl_s
 
     async def _beat(self) -> tuple[list[int], list[int], list[int]]:
-        """One heartbeat: renew, then take or hand back to the fair share. Returns (lost, excess, gained)."""
+        """One heartbeat: renew, then take or hand back to the fair share. Returns (lost, excess, gained).
+
+        Decided on a copy of the held leases, adopted only once the transaction committed: a beat that
+        fails midway (Postgres restarted) changes nothing here, and the next one finds the same losses
+        again and stops their tables' actors (`on_lost`), instead of forgetting them unstopped."""
+        now_held = dict(self.held)
         async with self.pool.acquire() as conn, conn.transaction():
             await conn.execute(
                 "UPDATE table_instances SET heartbeat_at = now(), address = $2 WHERE instance_id = $1",
@@ -252,7 +265,7 @@ class Leases:
                 "WHERE heartbeat_at < now() - make_interval(secs => $1) FOR UPDATE SKIP LOCKED)",
                 self.ttl_s * FORGET_AFTER_TTLS,
             )
-            held = sorted(self.held)
+            held = sorted(now_held)
             await _lock_in_order(conn, held)
             renewed = await conn.fetch(
                 "UPDATE partition_leases l SET expires_at = now() + make_interval(secs => $1) "
@@ -261,24 +274,24 @@ class Leases:
                 self.ttl_s,
                 self.instance_id,
                 held,
-                [self.held[p] for p in held],
+                [now_held[p] for p in held],
             )
             kept = {r["partition"] for r in renewed}
             lost = [p for p in held if p not in kept]
             for p in lost:
-                self.held.pop(p, None)
+                now_held.pop(p, None)
             live = await conn.fetchval(f"SELECT count(*) FROM table_instances i WHERE {_LIVE}", self.ttl_s)
             fair = math.ceil(self.partitions / max(1, live))
-            excess: list[int] = sorted(self.held)[fair:] if len(self.held) > fair else []
+            excess: list[int] = sorted(now_held)[fair:] if len(now_held) > fair else []
             gained: list[int] = []
-            if len(self.held) < fair:
+            if len(now_held) < fair:
                 rows = await conn.fetch(
                     f"""
                     WITH live AS (SELECT instance_id FROM table_instances i WHERE {_LIVE}),
                     free AS (
                         SELECT l.partition FROM partition_leases l
                         WHERE l.owner IS NULL OR l.expires_at < now()
-                           OR l.owner NOT IN (SELECT instance_id FROM live)
+                           OR (NOT $5 AND l.owner NOT IN (SELECT instance_id FROM live))
                            OR (l.owner = $2 AND NOT l.partition = ANY($3::int[]))
                         ORDER BY l.partition LIMIT $4
                         FOR UPDATE SKIP LOCKED
@@ -290,12 +303,15 @@ class Leases:
                     """,
                     self.ttl_s,
                     self.instance_id,
-                    sorted(self.held),
-                    fair - len(self.held),
+                    sorted(now_held),
+                    fair - len(now_held),
+                    time.monotonic() < self._patient_until,
                 )
                 for r in rows:
-                    self.held[r["partition"]] = r["epoch"]
+                    now_held[r["partition"]] = r["epoch"]
                     gained.append(r["partition"])
+        self.held.clear()  # committed: what Postgres now holds for this instance
+        self.held.update(now_held)
         return lost, excess, sorted(gained)
 
     def peer(self, address: str) -> table_pb2_grpc.TableServiceStub:
