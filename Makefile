@@ -68,6 +68,7 @@ $(BUF):
 ## deploy-check: deploy/ checked: manifests rendered (kubectl kustomize) and validated, alert rules through
 ## promtool check/test (Debian's prometheus package), dashboards read only metrics the services export
 deploy-check: $(STAMP)
+	@command -v promtool >/dev/null || { echo "deploy-check: promtool is missing, so the alert rules cannot be checked: apt-get install prometheus (Debian's package; .ci/run does it)"; exit 2; }
 	$(BIN)/python -m pytest -q tests/unit/platform/test_deploy.py tests/unit/platform/test_promtool.py \
 		tests/unit/platform/test_observability.py tests/unit/platform/test_compose.py
 
