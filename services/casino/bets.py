@@ -201,6 +201,8 @@ class Casino:
             raise RuleViolation("K1", f"bet {b.bet_id} is already settled")
         if b.status == "declined":
             raise RuleViolation("K1", f"bet {b.bet_id} is already declined")
+        if b.status == "void":
+            raise RuleViolation("K1", f"bet {b.bet_id} is void: the table closed it before applying its result")
         if b.paused:  # E5: nothing moves on a paused table but players confirming they are back
             raise RuleViolation("E5", "the game is paused: confirm you are back")
         return b, False

@@ -18,7 +18,7 @@ from nats.js import JetStreamContext
 from analytics import archive, export
 from client import BotTable
 from monopoly.v1 import table_pb2_grpc
-from servicekit.bus import TABLE_EVENTS, TABLE_SIGNALS, Retention
+from servicekit.bus import TABLE_EVENTS, TABLE_SIGNALS, Retention, ensure_stream
 
 from .helpers import TIMEOUT
 
@@ -148,6 +148,9 @@ async def test_the_archive_holds_every_message_and_exports_like_the_stream(
 
 
 async def test_the_streams_keep_the_retention_settings(js: JetStreamContext) -> None:
+    # The signals stream is the table service's to create (at its start): made here the same way when
+    # this test runs before any platform of this test process started
+    await ensure_stream(js, TABLE_SIGNALS)
     events = (await js.stream_info(TABLE_EVENTS.name)).config
     default = Retention()
     assert events.max_age == pytest.approx(default.max_age_days * 86400)

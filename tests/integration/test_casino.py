@@ -336,6 +336,10 @@ async def test_K4_R3_a_bettor_who_leaves_before_the_table_applies_the_result_voi
         assert row["applied"] == bool(applied) and (row["status"] == "void") == (not applied)
         assert await assert_pools_agree(table, casino) == expected
         outcomes.append("applied" if applied else "void")
+        if not applied:  # asked again (its answer lost): K1, the bet is void, not a second settlement
+            with pytest.raises(grpc.aio.AioRpcError) as again:
+                await place_bet(casino, table.table_id, seat, table.tokens[seat], [1, 2, 3], bet_id=bet.bet_id)
+            assert rule_id(again.value) == "K1" and "void" in (again.value.details() or "")
     print("bettor left:", outcomes)
 
 
