@@ -107,6 +107,11 @@ def status_of(exc: BaseException) -> grpc.StatusCode | None:
     return None
 
 
+#: The health name a liveness probe asks: only a process that no longer answers fails it. An outage of
+#: Postgres or NATS is a normal event a service rides out (NOT_SERVING for readiness), not a restart.
+LIVENESS = "liveness"
+
+
 def retry_after_ms(exc: BaseException) -> int:
     """The wait a client is told before retrying an UNAVAILABLE or RESOURCE_EXHAUSTED call."""
     return exc.retry_after_ms if isinstance(exc, (Unavailable, Exhausted)) else RETRY_AFTER_MS
@@ -430,6 +435,9 @@ async def start_server(
     for name in names:
         await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    # The liveness probe's name: SERVING while the process answers, whatever Postgres or NATS do (the
+    # readiness of "" and the service names follows them: `servicekit.health`)
+    await health_servicer.set(LIVENESS, health_pb2.HealthCheckResponse.SERVING)
     reflection.enable_server_reflection([*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
     credentials = tlskit.server_credentials(tls) if tls is not None else None
     address = f"{host}:{port}"

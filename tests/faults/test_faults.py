@@ -35,6 +35,7 @@ from client.matchmaking import MatchmakingClient
 from client.platform import Platform
 from engine import RequestPause, codec
 from monopoly.v1 import rating_pb2_grpc, table_pb2, table_pb2_grpc
+from servicekit import grpcserver
 from servicekit.bus import ensure_stream
 from servicekit.wire import command_to_proto
 
@@ -170,8 +171,8 @@ async def play_through(rig: Rig, name: str, fault: Callable[[list[BotTable]], Aw
 NO_BACKING_SERVERS = frozenset({"gateway"})
 
 
-async def until_health(rig: Rig, status: int, timeout: float) -> None:
-    """Every service that has backing servers reports `status` within `timeout`."""
+async def until_health(rig: Rig, status: int, timeout: float, service: str = "") -> None:
+    """Every service that has backing servers reports `status` (of the health name `service`) within `timeout`."""
     deadline = time.monotonic() + timeout
     for name in rig.platform.processes:
         if name in NO_BACKING_SERVERS:
@@ -180,7 +181,7 @@ async def until_health(rig: Rig, status: int, timeout: float) -> None:
             stub = health_pb2_grpc.HealthStub(channel)
             while True:
                 with contextlib.suppress(grpc.aio.AioRpcError):
-                    reply = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=2)
+                    reply = await stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=2)
                     if reply.status == status:
                         break
                 assert time.monotonic() < deadline, f"{name} health never became {status}"
@@ -206,6 +207,8 @@ async def test_b_postgres_stopped_for_10_s(rig: Rig) -> None:
         try:
             # Health is honest meanwhile: NOT_SERVING while Postgres is away, SERVING once it is back.
             await until_health(rig, health_pb2.HealthCheckResponse.NOT_SERVING, OUTAGE_S)
+            # ...and alive: the liveness probe's name stays SERVING, so an outage restarts no pod
+            await until_health(rig, health_pb2.HealthCheckResponse.SERVING, 2, service=grpcserver.LIVENESS)
             probes.extend(await probe_outage(rig, games, started + OUTAGE_S))
             await asyncio.sleep(max(0.0, OUTAGE_S - (time.monotonic() - started)))
         finally:  # a failed check must not leave Postgres down for the faults after it

@@ -15,7 +15,7 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from servicekit import natsauth
+from servicekit import grpcserver, natsauth
 from servicekit import settings as kit
 from servicekit.settings import Settings
 
@@ -121,6 +121,10 @@ def test_ports_probes_and_settings_agree_with_the_code(overlay: str) -> None:
         assert ports == {"grpc": grpc_port, "metrics": metrics_port}, name
         for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
             assert container[probe]["grpc"]["port"] == settings.health_port, (name, probe)
+        # liveness asks the name that stays SERVING through a Postgres or NATS outage (a normal event the
+        # service rides out: readiness follows it), so an outage never restarts a pod
+        assert container["livenessProbe"]["grpc"]["service"] == grpcserver.LIVENESS, name
+        assert "service" not in container["readinessProbe"]["grpc"], name
         served = {p["name"]: p["port"] for p in services[name]["spec"]["ports"]}
         served.pop("http", None)
         assert served == ports, name
@@ -141,7 +145,10 @@ def test_ports_probes_and_settings_agree_with_the_code(overlay: str) -> None:
             if "secretKeyRef" in v.get("valueFrom", {})
         }
         assert secret_refs["TOKEN_SECRET"] == {"name": "monopoly-token", "key": "TOKEN_SECRET"}
-        assert secret_refs["DATABASE_URL"] == {"name": "monopoly-pg-app", "key": "uri"}
+        if name == "gateway":  # no store: the one service facing the internet holds no database password
+            assert "DATABASE_URL" not in secret_refs
+        else:
+            assert secret_refs["DATABASE_URL"] == {"name": "monopoly-pg-app", "key": "uri"}
         if name in natsauth.ROLES:  # its own bus user, its password only
             assert settings.nats_user == name
             assert secret_refs["NATS_PASSWORD"] == {"name": "monopoly-nats", "key": name}
@@ -273,7 +280,9 @@ def test_the_table_instances_advertise_a_name_their_certificate_covers(overlay: 
     assert host == f"table-1.{table['spec']['serviceName']}" and int(port) == settings.base.grpc_port
     assert int(port) in {p["port"] for p in headless["ports"]}
     names = of_kind(docs, "Certificate")["table-tls"]["spec"]["dnsNames"]
-    assert f"*.{host.split('.', 1)[1]}" in names
+    # each instance the HPA may run by its own name: OpenSSL matches no wildcard over a one-dot name
+    (hpa,) = of_kind(docs, "HorizontalPodAutoscaler").values()
+    assert {f"table-{i}.{table['spec']['serviceName']}" for i in range(hpa["spec"]["maxReplicas"])} <= set(names)
     # SIGTERM hands the leases back after the preStop pause, gRPC's 2 s grace and the actors' stop: the grace
     # period must outlast that hand-off, with room for the actors' last commits (30 s)
     pod = table["spec"]["template"]["spec"]
@@ -297,7 +306,17 @@ def test_nats_runs_three_nodes_and_every_stream_has_three_copies() -> None:
         retention = Retention.from_env(env)
         assert retention.stream_replicas == retention.replicas == nodes, name
     nats_names = of_kind(docs, "Certificate")["nats-tls"]["spec"]["dnsNames"]
-    assert "*.nats-headless" in nats_names
+    # the services' NATS client checks the host of each URL: every node by name (a wildcard over the
+    # one-dot "nats-headless" matches none of them for OpenSSL)
+    assert {f"nats-{i}.nats-headless" for i in range(nodes)} <= set(nats_names)
+    # the cluster's routes (6222) only from NATS itself: a pod joined as a route bypasses every user's permissions
+    policy = of_kind(docs, "NetworkPolicy")["monopoly-nats"]["spec"]
+    route_rules = [r for r in policy["ingress"] if {"protocol": "TCP", "port": 6222} in r["ports"]]
+    assert [r["from"] for r in route_rules] == [[{"podSelector": {"matchLabels": {"app.kubernetes.io/name": "nats"}}}]]
+    # the prod namespace enforces the restricted Pod Security Standard: the chart's pods must meet it
+    assert values["podTemplate"]["merge"]["spec"]["securityContext"]["runAsNonRoot"] is True
+    for container in ("container", "reloader", "promExporter"):
+        assert values[container]["merge"]["securityContext"]["capabilities"] == {"drop": ["ALL"]}, container
 
 
 def test_postgres_takes_every_pool_at_the_most_replicas() -> None:
