@@ -16,20 +16,19 @@ from servicekit.settings import MissingSecret, token_secret
 
 def operator_token(name: str = "client") -> str | None:
     """An operator token from this process's key; None when it holds none (then calls go without)."""
+    renewed = _renewed_operator_token(name)
+    return renewed() if renewed is not None else None
+
+
+def _renewed_operator_token(name: str) -> auth.RenewedToken | None:
     try:
         keys = token_secret()
     except MissingSecret:
         return None
-    return auth.operator_token(keys, name)
+    return auth.RenewedToken(lambda ttl: auth.operator_token(keys, name, ttl))
 
 
 def platform_channel(target: str, token: str | None = None) -> grpc.aio.Channel:
     """A channel to a service of the platform whose calls carry `token` (default: an operator token,
     issued again before it expires: `monopoly run` and the bot seats run for days)."""
-    if token is not None:
-        return credentials.channel(target, token)
-    try:
-        keys = token_secret()
-    except MissingSecret:
-        return credentials.channel(target, None)
-    return credentials.channel(target, auth.RenewedToken(lambda ttl: auth.operator_token(keys, "client", ttl)))
+    return credentials.channel(target, token if token is not None else _renewed_operator_token("client"))

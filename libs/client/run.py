@@ -44,7 +44,7 @@ from rich.table import Table
 
 from engine import Event, PlayerBankrupt, TableState, TurnTimedOut
 from monopoly.v1 import matchmaking_pb2, rating_pb2, rating_pb2_grpc, table_pb2
-from servicekit import bus
+from servicekit import bus, logs
 from servicekit.embedded import DataDirBusy, psql_command, servers
 from sim.narrate import describe
 
@@ -297,6 +297,8 @@ class OutOfReach(RuntimeError):
     """Postgres or NATS given by DATABASE_URL / NATS_URL does not answer (`out_of_reach`)."""
 
 
+#: Takes any password out of a URL shown in a message.
+_SCRUB = logs.Scrubber()
 #: How long `monopoly run` tries Postgres and NATS given by DATABASE_URL / NATS_URL before saying so.
 REACH_TIMEOUT_S = 5.0
 
@@ -309,25 +311,15 @@ async def out_of_reach(nats_url: str, db_url: str) -> str:
         conn = await asyncpg.connect(db_url, timeout=REACH_TIMEOUT_S)
         await conn.close()
     except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
-        return f"Postgres at {_hidden(db_url)} is out of reach: {exc or type(exc).__name__}"
+        return f"Postgres at {_SCRUB(db_url)} is out of reach: {exc or type(exc).__name__}"
     try:
         nc, _ = await bus.connect(nats_url, give_up_after_s=REACH_TIMEOUT_S, streams=())
         await nc.close()
     except bus.NatsOutOfReach as exc:
         if "refused the credentials" in str(exc):
             return ""  # it answers; the services log in as their own users
-        return f"NATS at {_hidden(nats_url)} is out of reach: {exc}"
+        return f"NATS at {_SCRUB(nats_url)} is out of reach: {exc}"
     return ""
-
-
-def _hidden(url: str) -> str:
-    """A URL fit for a message: any password left out."""
-    import urllib.parse
-
-    parts = urllib.parse.urlsplit(url.split(",")[0])
-    if parts.password is None:
-        return url
-    return urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@")))
 
 
 class Run:

@@ -6,13 +6,13 @@ import argparse
 import asyncio
 import os
 import sys
-import urllib.parse
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeAlias
 
 import asyncpg
 
 from engine import PRESETS, RULESETS
+from servicekit import logs
 
 #: What `add(subcommands)` of a command group receives.
 Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
@@ -52,14 +52,5 @@ def against_database(command: str, service: str, check: Callable[[str], Coroutin
     try:
         return asyncio.run(check(url))
     except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError) as exc:
-        print(f"monopoly {command}: the database at {_without_password(url)} is out of reach: {exc}", file=sys.stderr)
+        print(f"monopoly {command}: the database at {logs.Scrubber()(url)} is out of reach: {exc}", file=sys.stderr)
         return 1
-
-
-def _without_password(url: str) -> str:
-    """A database URL fit for a message: its password left out."""
-    parts = urllib.parse.urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
-    return urllib.parse.urlunsplit(parts._replace(netloc=netloc))

@@ -151,7 +151,7 @@ class Casino:
                 and not latest.applied
                 and (seat is None or latest.seat == seat)
             ):
-                await store.pool(conn, table_id, lock=True)
+                await store.pool(conn, table_id, lock=True)  # its pool row locked, as a settlement locks it
                 await store.void(conn, latest, "left" if seat is not None else "game_ended")
                 voided = dataclasses.replace(latest, status="void")
                 await store.outbox(conn, *event_row(voided))
