@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from typing import Any
 
 import asyncpg
 from nats.js import JetStreamContext
@@ -46,6 +47,12 @@ OLDEST_AGE = Gauge(
 BUSY_S = 0.02
 #: Seconds between two measurements of the backlog (one small query).
 MEASURE_EVERY_S = 2.0
+
+
+def ordering_key(msg_id: str) -> str:
+    """What a message keeps its order within: its table, the part of its id before the first ':' (every
+    outbox id starts with the table's: `<table>:<seq>`, `<table>:<seq>:<topic>`, `<table>:<bet>:<status>`)."""
+    return msg_id.split(":", 1)[0]
 
 
 class Relay:
@@ -114,6 +121,20 @@ class Relay:
         self._stopped = True
         self._wake.set()
 
+    async def _publish_in_turn(self, chain: list[asyncpg.Record]) -> list[Any]:
+        """One table's rows, each published once the one before it was acked: their acks."""
+        acks = []
+        for r in chain:
+            future = await self.js.publish_async(
+                r["subject"], bytes(r["payload"]), headers={"Nats-Msg-Id": r["msg_id"]}
+            )
+            try:
+                acks.append(await future)
+            except asyncio.CancelledError:
+                future.cancel()  # frees its slot of the client's pending publishes
+                raise
+        return acks
+
     async def publish_once(self) -> int:
         """Publish the oldest rows and delete them: how many (-1: another instance's relay is publishing)."""
         async with self.pool.acquire() as conn, conn.transaction():
@@ -122,18 +143,21 @@ class Relay:
             rows = await conn.fetch("SELECT id, subject, msg_id, payload FROM outbox ORDER BY id LIMIT $1", self.batch)
             if not rows:
                 return 0
-            # Sent in id order, so one subject's messages never overtake each other; acks awaited together.
-            pending = [
-                await self.js.publish_async(r["subject"], bytes(r["payload"]), headers={"Nats-Msg-Id": r["msg_id"]})
-                for r in rows
-            ]
+            # One table's messages one after the other, each sent once the one before it is acked; the
+            # tables side by side. Sent all at once, a message lost with a connection (a NATS node gone)
+            # while the next one, buffered by the client, was stored after the reconnect put that table's
+            # events out of order on the stream; sent in turn, the next waits, and the retry sends both.
+            chains: dict[str, list[asyncpg.Record]] = {}
+            for r in rows:
+                chains.setdefault(ordering_key(r["msg_id"]), []).append(r)
             try:  # an ack lost with a connection (NATS restarted) never comes: give up, publish again
-                acks = await asyncio.wait_for(asyncio.gather(*pending), ACK_TIMEOUT_S)
+                acked = await asyncio.wait_for(
+                    asyncio.gather(*(self._publish_in_turn(chain) for chain in chains.values())), ACK_TIMEOUT_S
+                )
             except TimeoutError:
-                for future in pending:
-                    future.cancel()  # frees its slot of the client's pending publishes
-                raise
-            for ack in acks:
-                (DUPLICATES if ack.duplicate else PUBLISHED).labels(self.service).inc()
+                raise  # the chains' publishes waiting for their acks were cancelled with them
+            for acks in acked:
+                for ack in acks:
+                    (DUPLICATES if ack.duplicate else PUBLISHED).labels(self.service).inc()
             await conn.execute("DELETE FROM outbox WHERE id = ANY($1::bigint[])", [r["id"] for r in rows])
             return len(rows)
