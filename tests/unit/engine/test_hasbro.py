@@ -567,8 +567,10 @@ def test_P10_when_several_want_more_houses_than_the_bank_holds_they_are_auctione
     assert t.state.won_buildings == [(o, 1)] and t.state.bank_houses() == 0
     refused(t, Build(c, 1), "P10")
     cash = t.state.players[o].cash
+    worth = t.state.net_worth(o)  # H6: a won building counts once it stands on a square
     assert BuildingPlaced(o, 13, 3) in t.do(Build(o, 13))
     assert t.state.players[o].cash == cash and t.state.won_buildings == []
+    assert t.state.net_worth(o) == worth + t.state.config.board.squares[13].house_cost
 
 
 def test_P10_a_scarce_building_is_not_auctioned_over_an_auction_already_running() -> None:
