@@ -39,6 +39,7 @@ from engine import (
     TurnStarted,
     TurnTimedOut,
     preset,
+    replay,
 )
 
 from .runner import play_game
@@ -138,7 +139,10 @@ def play_and_narrate(
     out = sys.stdout
     print(f"{mode} table, {players} {bots} bots, seed {seed}", file=out)
 
+    played: list[Event] = []
+
     def show(state: TableState, events: list[Event]) -> None:
+        played.extend(events)
         for event in events:
             line = describe(state, event)
             if line:
@@ -149,6 +153,17 @@ def play_and_narrate(
 
     state, result = play_game(config, players, seed, bots, on_events=show, think_ms=think_ms)
     print(f"{result.rounds} rounds, {result.player_turns} player-turns, {result.events} events", file=out)
+    at_end = worth_at_end(played)
     for p in sorted(state.players, key=lambda p: p.place):
-        print(f"  place {p.place}: {p.name} (${state.net_worth(p.seat):,} net worth)", file=out)
+        print(f"  place {p.place}: {p.name} (${at_end[p.seat]:,} net worth)", file=out)
     return 0
+
+
+def worth_at_end(events: list[Event]) -> list[int]:
+    """Each seat's net worth as the game's end counted it (H6).
+
+    The finished state has dropped the payments still pending (D5), which a worth counts as made,
+    so it is valued as it stood just before `GameEnded`."""
+    ended = max(i for i, e in enumerate(events) if isinstance(e, GameEnded))
+    before = replay(events[:ended])
+    return [before.net_worth(seat) for seat in range(len(before.players))]

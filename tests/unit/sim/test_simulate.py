@@ -8,9 +8,27 @@ import json
 
 import pytest
 
-from engine import AuctionStarted, Event, Moved, TableCreated, TableState, TurnEnded, check_invariants, classic, replay
+from engine import (
+    AuctionStarted,
+    Bid,
+    DeclineProperty,
+    Event,
+    Leave,
+    Moved,
+    PassBid,
+    Roll,
+    Scenario,
+    TableCreated,
+    TableState,
+    TurnEnded,
+    apply,
+    check_invariants,
+    classic,
+    replay,
+)
 from engine.codec import state_to_data
 from monopoly_cli.main import main
+from sim.narrate import worth_at_end
 from sim.runner import GAME_GC_THRESHOLD, TIMING_KEYS, RunSpec, events_bytes, play_game, simulate
 
 REQUIRED_KEYS = {
@@ -114,6 +132,19 @@ def test_play_narrates_a_game_to_its_end(capsys: pytest.CaptureFixture[str]) -> 
     assert "-- round 1:" in out
     assert "rolls" in out and "moves to" in out
     assert "place 1:" in out and " wins (" in out
+
+
+def test_H6_D5_play_prints_the_worth_the_end_counted_with_payments_pending() -> None:
+    """B wins while owing $4,000 for Boardwalk: the end counted the payment as made, and the
+    finished state, which owes nothing (D5), would print B $4,000 richer."""
+    scenario = Scenario(players=("A", "B", "C"), mode="classic", cash={"B": 3000}, positions={"A": 36}, dice=((1, 2),))
+    events = scenario.events()
+    state = replay(events)
+    for command in (Roll(0), DeclineProperty(0), Bid(1, 4000), PassBid(2), Leave(2), Leave(0)):
+        events += apply(state, command)
+    boardwalk = state.config.board.squares[39].price
+    assert state.finished and state.net_worth(1) == 3000 + boardwalk
+    assert worth_at_end(events)[1] == 3000 - 4000 + boardwalk
 
 
 def test_bad_arguments_get_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
