@@ -7,7 +7,7 @@ never disagree with it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Final
 
@@ -109,6 +109,18 @@ class Payment:
         self.bank_share = bank_share
         self.deadline = deadline
         self.square = square
+
+    def copy(self) -> Payment:
+        return Payment(
+            self.debtor,
+            self.creditor,
+            self.amount,
+            self.reason,
+            self.then_move,
+            self.bank_share,
+            self.deadline,
+            self.square,
+        )
 
 
 @dataclass(slots=True)
@@ -334,16 +346,68 @@ class TableState:
         return supply - self.buildings.count(5) - won
 
     def copy(self) -> TableState:
-        """An independent copy (the config and other frozen values are shared)."""
-        twin = replace(self)
-        for f in fields(self):
-            value = getattr(self, f.name)
-            if isinstance(value, list):
-                setattr(twin, f.name, list(value))
-        twin.players = [p.copy() for p in self.players]
-        twin.payments = [replace(p) for p in self.payments]
-        twin.auction = self.auction.copy() if self.auction else None
-        return twin
+        """An independent copy (the config and other frozen values are shared).
+
+        Every field by name: the table service decides each command on a copy, and this is about
+        four times quicker than `dataclasses.replace` and a walk over the fields. A field added to
+        the class must be added here (tests/unit/engine/test_state.py checks that none is missed)."""
+        auction = self.auction
+        return TableState(
+            config=self.config,
+            seed=self.seed,
+            rng_seed=self.rng_seed,
+            rng_counter=self.rng_counter,
+            players=[p.copy() for p in self.players],
+            order=list(self.order),
+            owner=list(self.owner),
+            buildings=list(self.buildings),
+            mortgaged_round=list(self.mortgaged_round),
+            deck=list(self.deck),
+            current=self.current,
+            round=self.round,
+            turn_no=self.turn_no,
+            rolled=self.rolled,
+            roll_again=self.roll_again,
+            doubles=self.doubles,
+            dice=self.dice,
+            builds=list(self.builds),
+            proposals=self.proposals,
+            offer=self.offer,
+            payments=[p.copy() for p in self.payments],
+            auction=auction.copy() if auction is not None else None,
+            casino=self.casino,
+            trade=self.trade,
+            next_auction_id=self.next_auction_id,
+            next_trade_id=self.next_trade_id,
+            jackpot=self.jackpot,
+            bank_in=self.bank_in,
+            bank_out=self.bank_out,
+            seq=self.seq,
+            eliminated=list(self.eliminated),
+            winner=self.winner,
+            finished=self.finished,
+            end_reason=self.end_reason,
+            clock=self.clock,
+            turn_deadline=self.turn_deadline,
+            bid_deadline=self.bid_deadline,
+            missed=list(self.missed),
+            timed_out=self.timed_out,
+            pause_votes=list(self.pause_votes),
+            vote_deadline=self.vote_deadline,
+            paused=self.paused,
+            paused_at=self.paused_at,
+            paused_total=self.paused_total,
+            back=list(self.back),
+            resume_at=self.resume_at,
+            choice=self.choice,
+            speed=self.speed,
+            mr_monopoly=self.mr_monopoly,
+            chest=list(self.chest),
+            throw=self.throw,
+            auction_queue=list(self.auction_queue),
+            won_buildings=list(self.won_buildings),
+            claim=self.claim,
+        )
 
     @property
     def game_ms(self) -> int:
