@@ -17,7 +17,17 @@ one of them.
   closes) hands the lease on within about that long, and the messages it had
   not acked come again, in order, to the next holder. A holder checks its
   lease every `LEASE_CHECK_S` and before retrying a message through an
-  outage, and lets go of its messages when it lost the lease.
+  outage, and lets go of its messages when it lost the lease. Acks sent just
+  before NATS dropped the connection may be lost with it, and their messages
+  would come back after ack_wait, behind newer ones: the first batch an
+  exclusive consumer fetches after a reconnect goes back and the consumer is
+  read again from its ack floor, in order (`_rewound`).
+* Read through: `Consumers.read_through()` waits until the exclusive
+  consumers have handled what their streams held when it was called. A
+  service timer that acts for a player (a bidder's or a bettor's time-out)
+  asks it first, so an event published before the time ran out (the game
+  paused, E5) is never read after the timer acted on a stale view, such as
+  after a restart with a backlog of the table's events to read.
 * Ack after success: a handler commits its effect together with an
   idempotency record (a natural key or a processed-message row) and returns;
   only then is the message acked. A message may still come twice (a crash
@@ -99,6 +109,8 @@ ACK_PENDING = Gauge(
 STREAM_NOT_FOUND = 10059
 #: How often a consumer whose stream is not there yet looks again.
 BIND_EVERY_S = 0.5
+#: How often `read_through` asks JetStream how far a consumer has read.
+READ_THROUGH_POLL_S = 0.02
 #: Seconds between two readings of each consumer's info from JetStream (its lag).
 LAG_EVERY_S = 5.0
 
@@ -206,12 +218,38 @@ class Consumers:
     _handling: int = 0
     _stopping: bool = False
     _leases: dict[str, Lease] = field(default_factory=dict)
+    _js: JetStreamContext | None = None
+
+    async def read_through(self, poll_s: float = READ_THROUGH_POLL_S) -> None:
+        """Return once each exclusive consumer has handled (acked) every message its stream held when
+        called: at once when nothing is waiting, else when the ack floor passes the stream's last
+        message of the call's time or nothing is left waiting. Raises while NATS is away."""
+        js = self._js
+        if js is None:
+            return
+        for c in self.consumers:
+            if not c.exclusive:
+                continue
+            try:
+                info = await js.consumer_info(c.stream.name, c.durable)
+            except NotFoundError:  # no stream (or durable) yet: nothing was published for it to read
+                continue
+            if not info.num_pending and not info.num_ack_pending:
+                continue
+            target = (await js.stream_info(c.stream.name)).state.last_seq or 0
+            while not self._stopping:
+                await asyncio.sleep(poll_s)
+                info = await js.consumer_info(c.stream.name, c.durable)
+                floor = (info.ack_floor.stream_seq if info.ack_floor is not None else 0) or 0
+                if floor >= target or (not info.num_pending and not info.num_ack_pending):
+                    break
 
     async def start(self, js: JetStreamContext, pool: asyncpg.Pool | None = None) -> None:
         """Bind every consumer and start fetching. A consumer of a stream not created yet (its owner, a
         service started later, creates it: `natsauth`) is bound in its task as soon as the stream exists.
         An exclusive consumer is read only while this instance holds its lease in `pool` (None: no
         lease, as with one instance)."""
+        self._js = js
         for c in self.consumers:
             if c.exclusive and pool is not None:
                 self._leases[c.durable] = Lease(pool, f"consumer:{c.durable}")
@@ -297,6 +335,7 @@ class Consumers:
             log.info("%s: bound to stream %s", c.durable, c.stream.name)
         lease = self._leases.get(c.durable)
         fresh = c.exclusive  # its first read, or its lease just taken: see `_rewound`
+        reconnects = _reconnects(js)
         while not self._stopping:
             if lease is not None:
                 held = lease.conn
@@ -325,6 +364,17 @@ class Consumers:
             except Exception:  # NATS away for a moment: try again, never give up
                 log.exception("%s: fetch failed; retrying", c.durable)
                 await asyncio.sleep(0.5)
+                continue
+            if c.exclusive and (now := _reconnects(js)) != reconnects:
+                # NATS dropped the connection since the last fetch: the acks sent just before may be lost
+                # with it, and their messages would come back after ack_wait, behind these. These go back,
+                # and the consumer is read again from its ack floor, in order.
+                reconnects = now
+                for msg in messages:
+                    with contextlib.suppress(Exception):
+                        await msg.nak()
+                log.info("%s: NATS reconnected; reading again from the ack floor", c.durable)
+                fresh = True
                 continue
             self._handling += 1
             try:
@@ -445,6 +495,12 @@ class Consumers:
                     await msg.in_progress()
             await asyncio.sleep(delay)
             delay = min(delay * 2, OUTAGE_MAX_DELAY_S)
+
+
+def _reconnects(js: JetStreamContext) -> int:
+    """How often the JetStream context's connection was made again (nats-py counts it in `stats`)."""
+    nc = getattr(js, "_nc", None)
+    return int(nc.stats["reconnects"]) if nc is not None else 0
 
 
 def durable_consumer(

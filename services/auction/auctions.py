@@ -23,7 +23,7 @@ import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
 
 import asyncpg
@@ -198,20 +198,26 @@ def restarted(row: AuctionRow, now_ms: int) -> AuctionRow:
     )
 
 
-def paused(row: AuctionRow, at_ms: int) -> AuctionRow | None:
-    """E5: the game paused at wall time `at_ms`: the bidder's clock stops (None: it was stopped already)."""
-    if row.paused_left_ms is not None:
+def paused(row: AuctionRow, seq: int, at_ms: int) -> AuctionRow | None:
+    """E5: the game paused at wall time `at_ms` (table seq `seq`): the bidder's clock stops (None: it was
+    stopped already, or the pause is older than the auction or than the last pause or resume seen)."""
+    if row.paused_left_ms is not None or seq <= max(row.started_seq, row.pause_seq):
         return None
     left = max(0, row.deadline_unix_ms - at_ms)
-    return dataclasses.replace(row, paused_left_ms=left, deadline_unix_ms=0, version=row.version + 1)
+    return dataclasses.replace(row, paused_left_ms=left, deadline_unix_ms=0, pause_seq=seq, version=row.version + 1)
 
 
-def resumed(row: AuctionRow, at_ms: int) -> AuctionRow | None:
-    """E5: the game resumed at wall time `at_ms`: the bidder has the time they had left (None: not paused)."""
-    if row.paused_left_ms is None:
+def resumed(row: AuctionRow, seq: int, at_ms: int) -> AuctionRow | None:
+    """E5: the game resumed at wall time `at_ms` (table seq `seq`): the bidder has the time they had left
+    (None: not paused, or a resume older than the last pause or resume seen)."""
+    if row.paused_left_ms is None or seq <= row.pause_seq:
         return None
     return dataclasses.replace(
-        row, paused_left_ms=None, deadline_unix_ms=at_ms + row.paused_left_ms, version=row.version + 1
+        row,
+        paused_left_ms=None,
+        deadline_unix_ms=at_ms + row.paused_left_ms,
+        pause_seq=seq,
+        version=row.version + 1,
     )
 
 
@@ -237,6 +243,10 @@ def view(row: AuctionRow) -> auction_pb2.AuctionView:
     )
 
 
+async def _nothing_to_read() -> None:
+    """`Auctions.read_through` without consumers (tests that drive the handlers themselves)."""
+
+
 @dataclass(eq=False)
 class Auction:
     """An open auction in memory: its row as committed, its lock, timer and watchers."""
@@ -257,6 +267,9 @@ class Auctions:
         self.pool = pool
         self.open: dict[str, Auction] = {}  # table_id -> its open auction
         self.relay_wake: Callable[[], None] = lambda: None
+        #: Waits until the table events published so far are handled (`Consumers.read_through`): a
+        #: time-out asks it first, so a pause (E5) the table published before the time ran out is seen.
+        self.read_through: Callable[[], Awaitable[None]] = _nothing_to_read
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopped = False
 
@@ -437,11 +450,12 @@ class Auctions:
         if new is not None:
             log.info("table %s: auction %d: the bidders' limits are now %s", table_id, new.auction_id, new.limits)
 
-    async def pause(self, table_id: str, at_ms: int, resume: bool) -> None:
-        """E5: the table's game paused (or resumed) at wall time `at_ms`: stop (or restart) the bidder's clock."""
+    async def pause(self, table_id: str, seq: int, at_ms: int, resume: bool) -> None:
+        """E5: the table's game paused (or resumed) at wall time `at_ms`, its event `seq`: stop (or restart)
+        the bidder's clock. A copy of an older pause or resume (redelivered late) changes nothing."""
 
         def change(row: AuctionRow) -> tuple[AuctionRow, list[auction_pb2.AuctionEvent]] | None:
-            new = (resumed if resume else paused)(row, at_ms)
+            new = (resumed if resume else paused)(row, seq, at_ms)
             return (new, []) if new is not None else None
 
         await self._follow(table_id, change, "pause")
@@ -592,7 +606,21 @@ class Auctions:
         task.add_done_callback(self._tasks.discard)
 
     async def _timeout(self, a: Auction, version: int) -> None:
-        """A1, E1: the current bidder's time ran out: a pass, and maybe the settlement."""
+        """A1, E1: the current bidder's time ran out: a pass, and maybe the settlement.
+
+        Only once the table's events published until now are read: a pause (E5) among them stops the
+        clock instead (a restarted service has a backlog to read; its timers are armed before)."""
+        try:
+            await self.read_through()
+        except Exception as exc:  # NATS away: the pass could not reach the table either; try again
+            log.warning(
+                "table %s: auction %d: table events not read through (%s); retrying",
+                a.row.table_id,
+                a.row.auction_id,
+                exc,
+            )
+            self._arm(a, retry=True)
+            return
         async with a.lock:
             if a.row.status != OPEN or a.row.version != version or self.open.get(a.row.table_id) is not a:
                 return  # moved on meanwhile: its own timer is armed

@@ -13,7 +13,8 @@ limits from a later table seq;
 the table's own `AuctionSettled` (it closed the auction itself) and
 `GameEnded` close it without a result of ours. Each of these is harmless
 when it comes again or late: it only ever moves an open auction towards
-closed, and a closed one stays as it is.
+closed, and a closed one stays as it is; a pause or resume older than the
+last one applied (`pause_seq`) changes nothing.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ async def handle_batch(auctions: Auctions, body: bytes) -> None:
             continue
         table_id = env.table_id
         if env.type in ("GamePaused", "GameResumed"):
-            await auctions.pause(table_id, env.occurred_at.wall_unix_ms, resume=env.type == "GameResumed")
+            await auctions.pause(table_id, env.seq, env.occurred_at.wall_unix_ms, resume=env.type == "GameResumed")
             continue
         event = event_from_proto(env.payload)
         if isinstance(event, AuctionStarted):
@@ -80,6 +81,7 @@ async def handle_batch(auctions: Auctions, body: bytes) -> None:
 
 def build_consumers(auctions: Auctions) -> Consumers:
     consumers = Consumers()
+    auctions.read_through = consumers.read_through  # time-outs wait for the events published before
 
     @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE, exclusive=True)
     async def on_table_events(body: bytes) -> None:

@@ -36,6 +36,7 @@ class AuctionRow:
     started_seq: int
     paused_left_ms: int | None = None  # E5: the bidder's wall ms left while the game is paused
     limits_seq: int = 0  # A3: the table seq of the AuctionLimitsChanged that set `limits` (0: AuctionStarted's)
+    pause_seq: int = 0  # E5: the table seq of the last GamePaused or GameResumed applied (0: none)
 
 
 def _row(r: asyncpg.Record) -> AuctionRow:
@@ -57,6 +58,7 @@ def _row(r: asyncpg.Record) -> AuctionRow:
         r["started_seq"],
         r["paused_left_ms"],
         r["limits_seq"],
+        r["pause_seq"],
     )
 
 
@@ -98,7 +100,7 @@ _SAVE = """
 WITH up AS (
     UPDATE auctions SET status = $3, state = $4::jsonb, deadline_unix_ms = $5, version = $6, moves = $7,
         events = $8, winner = $9, price = $10, closed_by = $11, paused_left_ms = $13,
-        limits = $20::jsonb, limits_seq = $21, updated_at = now()
+        limits = $20::jsonb, limits_seq = $21, pause_seq = $22, updated_at = now()
     WHERE table_id = $1 AND auction_id = $2 AND version = $12
     RETURNING 1
 ), move AS (
@@ -148,6 +150,7 @@ async def save(
         [r[2] for r in outbox],
         json.dumps(list(row.limits)),
         row.limits_seq,
+        row.pause_seq,
     )
     return bool(updated)
 

@@ -302,3 +302,105 @@ async def test_an_exclusive_consumer_taken_over_reads_what_its_dead_reader_left_
         await js.delete_stream(name)
     assert handled == [3, 4, 5, 6, 7, 8, 9], handled  # the left ones first, then the rest, in order
     assert asyncio.get_running_loop().time() - started < ACK_WAIT_S / 2
+
+
+class _AckDroppingProxy:
+    """A TCP proxy to NATS: once it has passed its client a message holding `trigger`, it drops what the
+    client sends (its ack) and closes the connection `close_after` s later, as a network cut would."""
+
+    def __init__(self, upstream: tuple[str, int], trigger: bytes, close_after: float = 0.5) -> None:
+        from servicekit.embedded import free_port
+
+        self.upstream, self.trigger, self.close_after = upstream, trigger, close_after
+        self.port = free_port()
+        self.fired = False
+
+    async def start(self) -> object:
+        import asyncio
+
+        return await asyncio.start_server(self._client, "127.0.0.1", self.port)
+
+    async def _client(self, client_in: object, client_out: object) -> None:
+        import asyncio
+        import contextlib
+
+        assert isinstance(client_in, asyncio.StreamReader) and isinstance(client_out, asyncio.StreamWriter)
+        server_in, server_out = await asyncio.open_connection(*self.upstream)
+        dropping = False
+
+        def cut() -> None:
+            for writer in (client_out, server_out):
+                with contextlib.suppress(Exception):
+                    writer.transport.abort()
+
+        async def up() -> None:
+            while data := await client_in.read(65536):
+                if not dropping:
+                    server_out.write(data)
+                    await server_out.drain()
+
+        async def down() -> None:
+            nonlocal dropping
+            while data := await server_in.read(65536):
+                client_out.write(data)
+                await client_out.drain()
+                if not self.fired and self.trigger in data:
+                    self.fired = dropping = True
+                    asyncio.get_running_loop().call_later(self.close_after, cut)
+
+        with contextlib.suppress(Exception):
+            await asyncio.gather(up(), down())
+        cut()
+
+
+async def test_an_exclusive_consumer_reads_again_from_its_ack_floor_after_nats_reconnects(
+    server_urls: tuple[str, str], js: JetStreamContext, pool: asyncpg.Pool
+) -> None:
+    """An ack sent just before NATS dropped the connection is lost with it: JetStream would give its message
+    back after ack_wait (30 s), behind the newer ones (a late GamePaused after GameResumed froze an
+    auction for good). After the reconnect the consumer reads again from its ack floor: in order."""
+    import asyncio
+    from urllib.parse import urlsplit, urlunsplit
+
+    import nats
+    from faststream.nats import JStream
+    from nats.js.api import RetentionPolicy, StorageType
+
+    from servicekit.bus import ensure_stream
+    from servicekit.consumers import ACK_WAIT_S, Consumers, durable_consumer
+
+    name = f"RECONNECTTEST{secrets.token_hex(3).upper()}"
+    subject, durable = f"{name.lower()}.t", f"{name.lower()}-durable"
+    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
+                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
+    await ensure_stream(js, spec)
+    real = urlsplit(server_urls[0].split(",")[0])
+    proxy = _AckDroppingProxy((real.hostname or "127.0.0.1", real.port or 4222), b"paused-1")
+    server = await proxy.start()
+    userinfo = real.netloc.rsplit("@", 1)[0] + "@" if "@" in real.netloc else ""
+    nc = await nats.connect(urlunsplit(real._replace(netloc=f"{userinfo}127.0.0.1:{proxy.port}")),
+                            reconnect_time_wait=0.2)  # fmt: skip
+    handled: list[str] = []
+    consumers = Consumers()
+
+    @durable_consumer(consumers, subject, spec, durable, exclusive=True)
+    async def handle(body: bytes) -> None:
+        handled.append(body.decode())
+
+    await consumers.start(nc.jetstream(), pool)
+    try:
+        await js.publish(subject, b"paused-1")
+        async with asyncio.timeout(10):
+            while not proxy.fired or nc.stats["reconnects"] < 1:  # handled, its ack lost, reconnected
+                await asyncio.sleep(0.05)
+        await js.publish(subject, b"resumed-2")
+        async with asyncio.timeout(ACK_WAIT_S / 2):  # well before JetStream's own redelivery
+            while "resumed-2" not in handled:
+                await asyncio.sleep(0.05)
+        await asyncio.sleep(1)
+    finally:
+        await consumers.stop()
+        await nc.close()
+        server.close()  # type: ignore[attr-defined]
+        await js.delete_stream(name)
+    assert handled == ["paused-1", "paused-1", "resumed-2"], handled  # the lost ack's message again, first

@@ -163,21 +163,37 @@ def test_R3_the_last_live_bidder_leaving_after_the_others_passed_settles_it_at_o
 
 
 def test_E5_a_paused_game_stops_the_bidders_clock_and_refuses_bids_until_it_resumes() -> None:
-    r = row()  # deadline T0 + 200
-    p = paused(r, T0 + 150)
+    r = row()  # deadline T0 + 200, opened at table seq 41
+    p = paused(r, 60, T0 + 150)
     assert p is not None and p.paused_left_ms == 50 and p.deadline_unix_ms == 0 and p.version == 1
-    assert view(p).deadline_unix_ms == 0
-    assert paused(p, T0 + 160) is None  # paused already: a redelivery changes nothing
+    assert p.pause_seq == 60 and view(p).deadline_unix_ms == 0
+    assert paused(p, 60, T0 + 160) is None  # paused already: a redelivery changes nothing
     with pytest.raises(RuleViolation) as exc:
         play(p, Bid(1, 1000), T0 + 170)
     assert exc.value.rule == "E5"
-    back = resumed(p, T0 + 10_000)
+    back = resumed(p, 64, T0 + 10_000)
     assert back is not None and back.paused_left_ms is None and back.deadline_unix_ms == T0 + 10_050
-    assert resumed(back, T0 + 10_001) is None
+    assert resumed(back, 64, T0 + 10_001) is None
     new, _, _ = play(back, Bid(1, 1000), T0 + 10_010)
     assert new.state.high_bidder == 1
-    overdue = paused(r, T0 + 900)
+    overdue = paused(r, 60, T0 + 900)
     assert overdue is not None and overdue.paused_left_ms == 0  # the time had run out: it fires on resume
+
+
+def test_E5_a_late_copy_of_an_older_pause_leaves_the_running_clock_alone() -> None:
+    """NATS lost the ack of GamePaused with a connection, and JetStream delivers it again after the game
+    resumed: the bidder's clock must keep running (a paused auction has no timer, and the table keeps
+    none for a delegated auction: the game would stand still for good)."""
+    r = row()
+    p = paused(r, 60, T0 + 150)
+    assert p is not None
+    back = resumed(p, 64, T0 + 10_000)
+    assert back is not None
+    assert paused(back, 60, T0 + 40_000) is None  # the late copy
+    assert resumed(r, 30, T0 + 1) is None  # a resume with no pause: nothing to resume
+    assert paused(r, 30, T0 + 100) is None  # a pause before the auction opened (seq 41)
+    again = paused(back, 70, T0 + 10_020)  # a new pause still stops it
+    assert again is not None and again.paused_left_ms == 30 and again.pause_seq == 70
 
 
 def test_A3_new_limits_from_the_table_hold_the_next_bids_and_an_older_copy_changes_nothing() -> None:
