@@ -22,7 +22,7 @@ import dataclasses
 import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import asyncpg
 from prometheus_client import Counter, Gauge
@@ -33,7 +33,7 @@ from engine.casino import DRAWS_PER_BET
 from engine.config import CasinoRules
 from monopoly.v1 import casino_pb2
 from servicekit import bus
-from servicekit.errors import NotFound
+from servicekit.errors import NotFound, unreachable
 from servicekit.idempotency import first_delivery
 
 from . import store
@@ -46,6 +46,8 @@ CONSUMER = "casino-table-signals"
 
 #: How often the open bets are read back from Postgres (timers armed for those another instance opened).
 SWEEP_S = 1.0
+#: How soon a time-out that could not learn whether the table's events were all read (NATS away) tries again.
+READ_RETRY_S = 0.5
 
 #: outcome: won | lost | jackpot | declined | timeout | void (the table never applied the result)
 BETS = Counter("casino_bets_total", "Bets closed, by outcome", ["outcome"])
@@ -104,6 +106,10 @@ def outcome(b: Bet, rules: CasinoRules) -> Bet:
     )
 
 
+async def _nothing_to_read() -> None:
+    """`Casino.read_through` without consumers (tests that drive the handlers themselves)."""
+
+
 class Casino:
     """The service's bets and pools over Postgres, with a timer per open bet."""
 
@@ -111,7 +117,12 @@ class Casino:
         self.pool = pool
         self.rules = rules or CasinoRules()
         self.relay_wake: Callable[[], None] = lambda: None
+        #: Waits until the table events published so far are handled (`Consumers.read_through`): a
+        #: time-out asks it first, so a pause (E5) the table published before the time ran out is seen.
+        self.read_through: Callable[[], Awaitable[None]] = _nothing_to_read
         self.timers: dict[str, asyncio.TimerHandle] = {}
+        #: E2: bets whose time ran out while Postgres was away: the next time-out restarts their window.
+        self.outage_bets: set[str] = set()
         self._tasks: set[asyncio.Task[bool]] = set()
 
     # -- opened and closed by the table's events ---------------------------------------------
@@ -280,22 +291,51 @@ class Casino:
         task.add_done_callback(self._tasks.discard)
 
     async def expire(self, bet_id: str) -> bool:
-        """Decline for the player if the bet is still open past its deadline; retried while Postgres is away."""
+        """Decline for the player if the bet is still open past its deadline; retried while Postgres is away.
+
+        Only once the table's events published until now are read: a pause (E5) among them freezes the
+        timer instead (a restarted service has a backlog to read; its timers are armed before). E2: a
+        deadline that passed while Postgres was away (no bet could be placed either) gives the bettor a
+        whole bet window from when it is back, as the auction service gives a bidder."""
+        try:
+            await self.read_through()
+        except Exception as exc:  # NATS away: the decline could not reach the table either; try again
+            log.warning("bet %s: table events not read through (%s); retrying", bet_id, exc)
+            self.arm(bet_id, wall_ms() + int(READ_RETRY_S * 1000))
+            return False
         for attempt in range(20):
             try:
                 async with self.pool.acquire() as conn, conn.transaction():
                     b = await store.bet(conn, bet_id, lock=True)
                     if b is None or b.status != "open" or b.paused:
+                        if b is None or b.status != "open":
+                            self.outage_bets.discard(bet_id)
                         return False
-                    if b.deadline_unix_ms > wall_ms():  # moved on (a pause): wait for the new deadline
+                    now = wall_ms()
+                    if b.deadline_unix_ms > now:  # moved on (a pause): wait for the new deadline
                         self.arm(bet_id, b.deadline_unix_ms)
+                        return False
+                    if bet_id in self.outage_bets:
+                        deadline = await store.restart_window(conn, bet_id, now)
+                        self.outage_bets.discard(bet_id)
+                        self.arm(bet_id, deadline)
+                        log.info(
+                            "bet %s: seat %d's time ran out while Postgres was away; a whole bet window, until %d",
+                            bet_id,
+                            b.seat,
+                            deadline,
+                        )
                         return False
                     await self._decline(conn, b, "timeout")
                 self.relay_wake()
                 BETS.labels("timeout").inc()
                 log.info("bet %s timed out: declined for seat %d", bet_id, b.seat)
                 return True
-            except (OSError, asyncpg.PostgresError):
+            except Exception as exc:
+                if not unreachable(exc) and not isinstance(exc, (OSError, asyncpg.PostgresError)):
+                    raise
+                if unreachable(exc):
+                    self.outage_bets.add(bet_id)
                 log.exception("bet %s: time-out failed (attempt %d); retrying", bet_id, attempt + 1)
                 await asyncio.sleep(min(5.0, 0.2 * 2**attempt))
         return False

@@ -176,6 +176,19 @@ async def set_paused(conn: asyncpg.Connection, table_id: str, paused: bool, exte
     return [r["bet_id"] for r in rows]
 
 
+async def restart_window(conn: asyncpg.Connection, bet_id: str, now_ms: int) -> int:
+    """E2: the open bet's deadline moved to `now_ms` plus its whole window (from its opening to its first
+    deadline); the new deadline."""
+    return int(
+        await conn.fetchval(
+            "UPDATE bets SET deadline_unix_ms = $2 + GREATEST(0, deadline_unix_ms - "
+            "(EXTRACT(EPOCH FROM created_at) * 1000)::bigint) WHERE bet_id = $1 RETURNING deadline_unix_ms",
+            bet_id,
+            now_ms,
+        )
+    )
+
+
 async def pool(conn: asyncpg.Connection, table_id: str, lock: bool = False) -> Pool | None:
     r = await conn.fetchrow("SELECT * FROM pools WHERE table_id = $1" + (" FOR UPDATE" if lock else ""), table_id)
     return _pool(r) if r is not None else None

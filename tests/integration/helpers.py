@@ -16,18 +16,21 @@ import grpc
 from client import bot_service_token
 from engine import Event, TableState, codec
 from monopoly.v1 import common_pb2, rating_pb2, rating_pb2_grpc, table_pb2, table_pb2_grpc
-from servicekit import db
+from servicekit import db, idempotency
 from servicekit.wire import event_from_proto, stored_event
 
 TIMEOUT = 120.0
 
 
 @contextlib.asynccontextmanager
-async def own_schema(url: str, service: str, migrations: Path) -> AsyncIterator[asyncpg.Pool]:
-    """A pool on a schema of its own (a new name each time) with `service`'s migrations applied, so a
-    test's rows are seen by no running service; the schema is dropped afterwards."""
+async def own_schema(url: str, service: str, migrations: Path, kit: bool = False) -> AsyncIterator[asyncpg.Pool]:
+    """A pool on a schema of its own (a new name each time) with `service`'s migrations applied (after the
+    kit's, `processed_messages`, with `kit`), so a test's rows are seen by no running service; the schema
+    is dropped afterwards."""
     schema = f"{service}_{uuid.uuid4().hex[:8]}"
     pool = await db.create_pool(url, max_size=4, schema=schema)
+    if kit:
+        await db.migrate(pool, "servicekit", idempotency.MIGRATIONS)
     await db.migrate(pool, service, migrations)
     try:
         yield pool

@@ -1,0 +1,79 @@
+"""The casino service's bet timer through a Postgres outage (real Postgres, the outage injected at the
+service's pool): the bettor, who could place no bet meanwhile, is not timed out for it. Each test has a
+schema of its own."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from services.casino import store
+from services.casino.bets import Casino, wall_ms
+
+from .helpers import own_schema
+
+pytestmark = pytest.mark.integration
+
+MIGRATIONS = Path(__file__).parents[2] / "services" / "casino" / "migrations"
+
+
+class RefusingPool:
+    """The service's pool; while `down` is set every acquire is refused (Postgres away)."""
+
+    def __init__(self, pool: asyncpg.Pool) -> None:
+        self.pool = pool
+        self.down = False
+
+    def acquire(self) -> Any:
+        if self.down:
+            raise ConnectionRefusedError(111, "Connection refused")
+        return self.pool.acquire()
+
+
+@pytest.fixture
+async def pool(server_urls: tuple[str, str]) -> AsyncIterator[asyncpg.Pool]:
+    async with own_schema(server_urls[1], "casino", MIGRATIONS, kit=True) as pool:
+        yield pool
+
+
+async def bet_row(pool: asyncpg.Pool, bet_id: str) -> store.Bet:
+    async with pool.acquire() as conn:
+        b = await store.bet(conn, bet_id)
+    assert b is not None
+    return b
+
+
+async def test_E2_K1_a_bettor_whose_time_ran_out_while_postgres_was_away_gets_a_whole_window_once_it_is_back(
+    pool: asyncpg.Pool,
+) -> None:
+    """As the auction service does for a bidder (and the table, whose clock stands still while it cannot
+    save): once Postgres is back the bet's window starts again, and only its end declines the bet."""
+    refusing = RefusingPool(pool)
+    casino = Casino(refusing)  # type: ignore[arg-type]
+    table_id = "t-" + uuid.uuid4().hex[:8]
+    assert await casino.open(table_id, 10, 0, 5_000, wall_ms() + 400)
+    bet_id = f"{table_id}:10"
+    refusing.down = True
+    await asyncio.sleep(0.8)  # the deadline passes while every write is refused
+    refusing.down = False
+    back = wall_ms()
+    for _ in range(200):  # the time-out's next try finds Postgres back
+        b = await bet_row(pool, bet_id)
+        if b.deadline_unix_ms > back or b.status != "open":
+            break
+        await asyncio.sleep(0.05)
+    assert b.status == "open", f"declined ({b.reason}) for the platform's outage"
+    assert b.deadline_unix_ms >= back + 300  # the whole window again (400 ms, less the clocks' rounding)
+    for _ in range(200):
+        b = await bet_row(pool, bet_id)
+        if b.status != "open":
+            break
+        await asyncio.sleep(0.05)
+    assert (b.status, b.reason) == ("declined", "timeout")  # the new window ran out
+    casino.stop()
