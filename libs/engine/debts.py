@@ -94,6 +94,8 @@ def _ev_payment_made(s: TableState, e: PaymentMade) -> None:
         s.bank_in += e.bank_share
     if s.payments:
         start_payment_timer(s)
+    elif s.auction is not None:  # A1, E1: nobody could bid while it was due: the bidder's 20 s from now
+        restart_bid_timer(s)
     if paid.deadline >= 0:  # back from a debt or another player's payment
         restart_turn_timer(s)
 
@@ -159,6 +161,8 @@ def _ev_bankrupt(s: TableState, e: PlayerBankrupt) -> None:
             start_payment_timer(s)  # D1, E1: the next debtor's own timer
         if first.deadline >= 0:
             restart_turn_timer(s)  # back from another player's debt, as when it is paid
+        if not s.payments and s.auction is not None:
+            restart_bid_timer(s)  # A1, E1: nobody could bid while it was due, as when it is paid
     if s.trade is not None and e.seat in (s.trade.proposer, s.trade.counterparty):
         s.trade = None
         restart_turn_timer(s)  # play comes back, as when the proposal is declined (E1)

@@ -48,6 +48,7 @@ from engine import (
     PurchaseOffered,
     Roll,
     RuleViolation,
+    Scenario,
     Surrender,
     TableConfig,
     TableState,
@@ -64,9 +65,11 @@ from engine import (
     preset,
     rent,
     rent_tax_percent,
+    replay,
     salary_paid,
 )
 from engine.codec import state_to_data
+from engine.reasons import PaymentReason
 
 from .helpers import Table, force_dice, give, place, set_cash
 
@@ -232,6 +235,47 @@ def test_E1_the_turn_timer_is_not_restarted_by_rolling() -> None:
     t.do(Roll(seat))
     assert t.state.turn_deadline == 75_000
     assert t.replay_matches()
+
+
+def _two_expired_mortgages_auctioned() -> tuple[TableState, list[Event]]:
+    """M3: seat 0's two mortgages of round 1 expire at its turn of round 8; seat 2 wins the first at $600,
+    and the second opens while that price is still due (nobody can bid before it is paid)."""
+    scenario = Scenario(
+        players=("a", "b", "c"),
+        mode="classic",
+        turn=2,
+        round=7,
+        owners={0: [1, 3]},
+        mortgaged={1: 1, 3: 1},
+        positions={2: 5},
+        dice=((2, 3),),
+    )
+    events = scenario.events()
+    state = replay(events)
+    for command in (Roll(2), EndTurn(2), PassBid(1), Bid(2, 600), PassBid(0)):
+        events += apply(state, command)
+    assert state.phase is Phase.PAYMENT and state.auction is not None and state.auction.square == 3
+    return state, events
+
+
+def test_E1_A1_a_bidder_gets_20_s_from_when_the_price_due_before_them_is_paid() -> None:
+    state, events = _two_expired_mortgages_auctioned()
+    events += apply(state, Tick(30_000))  # the winner takes 30 s of their debt time
+    events += apply(state, Pay(2))
+    assert state.phase is Phase.AUCTION and state.bid_deadline == 50_000
+    assert apply(state, Tick(49_999)) == [ClockAdvanced(49_999)]  # not timed out at once
+    assert replay([*events, ClockAdvanced(49_999)]) == state
+
+
+def test_E1_E2_A1_a_price_paid_by_the_time_out_gives_the_next_bidder_their_20_s() -> None:
+    state, _ = _two_expired_mortgages_auctioned()
+    events = apply(state, Tick(60_000))  # E2 pays for the winner; the first bidder is not timed out with it
+    assert events == [
+        ClockAdvanced(60_000),
+        TimedOut(2, "debt"),
+        PaymentMade(2, BANK, 600, PaymentReason.AUCTION, 0, 1),
+    ]
+    assert state.phase is Phase.AUCTION and state.bid_deadline == 80_000
 
 
 def test_E1_A1_auction_gives_20_s_per_bid() -> None:
