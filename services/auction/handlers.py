@@ -81,7 +81,6 @@ async def handle_batch(auctions: Auctions, body: bytes) -> None:
 
 def build_consumers(auctions: Auctions) -> Consumers:
     consumers = Consumers()
-    auctions.read_through = consumers.read_through  # time-outs wait for the events published before
 
     @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE, exclusive=True)
     async def on_table_events(body: bytes) -> None:

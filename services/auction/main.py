@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from servicekit.consumers import Consumers
 from servicekit.runner import Runtime, ServiceSpec, run_service
 from servicekit.settings import Settings
 
@@ -31,13 +32,18 @@ def spec(base: Settings) -> ServiceSpec[Auctions]:
         auctions.start_sweeping()  # what other instances open, move and close
         return f"{resumed} auctions resumed"
 
+    def consumers(auctions: Auctions) -> Consumers:
+        group = build_consumers(auctions)
+        auctions.read_through = group.read_through  # a time-out waits for the table events published before it
+        return group
+
     return ServiceSpec(
         settings=base,
         migrations=MIGRATIONS,
         schema="auction",
         build=build,
         start=start,
-        consumers=build_consumers,
+        consumers=consumers,
         grpc=lambda auctions: register(AuctionService(auctions)),
         grpc_names=[SERVICE_NAME],
         stop=Auctions.stop,

@@ -74,7 +74,6 @@ async def handle_envelope(casino: Casino, env: common_pb2.Envelope) -> None:
 
 def build_consumers(casino: Casino) -> Consumers:
     consumers = Consumers()
-    casino.read_through = consumers.read_through  # time-outs wait for the events published before
 
     @durable_consumer(consumers, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE, exclusive=True)
     async def on_table_events(body: bytes) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from servicekit.consumers import Consumers
 from servicekit.runner import Runtime, ServiceSpec, run_service
 from servicekit.settings import Settings
 
@@ -29,13 +30,18 @@ def spec(base: Settings) -> ServiceSpec[Casino]:
         casino.start_sweeping()  # the bets other instances open, and theirs should they stop
         return f"{resumed} open bets resumed"
 
+    def consumers(casino: Casino) -> Consumers:
+        group = build_consumers(casino)
+        casino.read_through = group.read_through  # a time-out waits for the table events published before it
+        return group
+
     return ServiceSpec(
         settings=base,
         migrations=MIGRATIONS,
         schema="casino",
         build=build,
         start=start,
-        consumers=build_consumers,
+        consumers=consumers,
         grpc=lambda casino: register(CasinoService(casino)),
         grpc_names=[SERVICE_NAME],
         stop=Casino.stop,
