@@ -22,6 +22,7 @@ refused token becomes UNAUTHENTICATED and a refused principal PERMISSION_DENIED.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
@@ -226,6 +227,20 @@ async def _checked(requests: AsyncIterator[Any]) -> AsyncIterator[Any]:
         yield request
 
 
+async def _responses(
+    handler: Callable[..., Any], request: Any, context: grpc.aio.ServicerContext
+) -> AsyncIterator[Any]:
+    """A response-streaming handler's responses: an async generator's items, or none from a handler
+    that writes them itself with `context.write` and returns (grpc-health's `Watch`), which an
+    `async for` over it would fail with TypeError."""
+    result = handler(request, context)
+    if inspect.isawaitable(result):
+        await result
+        return
+    async for item in result:
+        yield item
+
+
 def _mapped_stream(
     handler: Callable[[Any, grpc.aio.ServicerContext], AsyncIterator[Any]], streamed: bool
 ) -> Callable[[Any, grpc.aio.ServicerContext], AsyncIterator[Any]]:
@@ -376,11 +391,11 @@ class TokenVerification(grpc.aio.ServerInterceptor):
                 claims, key = await admit(self.secret, method, request, metadata, context.peer())
                 auth.set_current_claims(claims)
                 if key is None or QUOTAS is None:
-                    async for item in stream(request, context):
+                    async for item in _responses(stream, request, context):
                         yield item
                     return
                 with QUOTAS.streams.hold(key, method.rsplit("/", 1)[-1]):
-                    async for item in stream(request, context):
+                    async for item in _responses(stream, request, context):
                         yield item
 
             return grpc.unary_stream_rpc_method_handler(

@@ -397,3 +397,15 @@ async def test_a_channel_carries_the_token_its_source_gives_now(echo_target: str
         assert (await stub.GetTable(request, timeout=5)).phase == "ops-1"
         now[0] += 1800
         assert (await stub.GetTable(request, timeout=5)).phase == "ops-2"
+
+
+def test_health_watch_streams_the_status_through_the_interceptors(echo_target: str) -> None:
+    """grpc-health's `Watch` writes with `context.write` and returns: the interceptors' wrappers iterate
+    response streams, and failed it with INTERNAL (and a traceback in the log) for every caller."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(echo_target) as channel:
+        call = health_pb2_grpc.HealthStub(channel).Watch(health_pb2.HealthCheckRequest(service=""), timeout=10)
+        first = next(call)
+        call.cancel()
+    assert first.status == health_pb2.HealthCheckResponse.SERVING
