@@ -263,6 +263,10 @@ def _mapped_stream(
     return mapped
 
 
+#: The largest request a server takes (RESOURCE_EXHAUSTED past it): the platform's requests are a few
+#: hundred bytes; gRPC's own limit (4 MB) let one seat's quota of commands keep a core busy decoding.
+MAX_REQUEST_BYTES = 64 * 1024
+
 #: Tokens a stream of requests keeps verified (`authorize`'s `verified`): a table's seats and a service.
 VERIFIED_PER_STREAM = 16
 
@@ -440,7 +444,8 @@ async def start_server(
     server = grpc.aio.server(
         # each wraps the next: calls counted by the status the error mapping chose
         interceptors=[CallMetrics(), ErrorMapping(), TokenVerification(secret)],
-        options=[("grpc.so_reuseport", 0)],
+        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", MAX_REQUEST_BYTES)],
+        maximum_concurrent_rpcs=QUOTAS.settings.calls,
     )
     for add in register:
         add(server)

@@ -113,6 +113,9 @@ class QuotaSettings:
     connection_per_s: float = 2000.0
     connection_burst: float = 4000.0
     streams: int = 256
+    #: Calls open at once in one process, streams included, whoever makes them: past it a call is
+    #: refused RESOURCE_EXHAUSTED before any handler runs (streams opened and never used cost memory).
+    calls: int = 100_000
     #: A refusal is answered this long after its call at the soonest (0: at once).
     refusal_delay_ms: float = 100.0
 
@@ -120,7 +123,7 @@ class QuotaSettings:
     def from_env(env: Mapping[str, str]) -> QuotaSettings:
         """QUOTA_COMMANDS_PER_S, QUOTA_COMMANDS_BURST, QUOTA_CREATES_PER_S, QUOTA_CREATES_BURST,
         QUOTA_REGISTRATIONS_PER_S, QUOTA_REGISTRATIONS_BURST, QUOTA_CONNECTION_PER_S,
-        QUOTA_CONNECTION_BURST, QUOTA_REFUSAL_DELAY_MS, QUOTA_STREAMS (unset: the defaults above)."""
+        QUOTA_CONNECTION_BURST, QUOTA_REFUSAL_DELAY_MS, QUOTA_STREAMS, QUOTA_CALLS (unset: the defaults above)."""
         d = QuotaSettings()
         names = (
             "commands_per_s",
@@ -134,7 +137,11 @@ class QuotaSettings:
             "refusal_delay_ms",
         )
         values = {n: float(env.get(f"QUOTA_{n.upper()}") or getattr(d, n)) for n in names}
-        return QuotaSettings(**values, streams=int(env.get("QUOTA_STREAMS") or d.streams))
+        return QuotaSettings(
+            **values,
+            streams=int(env.get("QUOTA_STREAMS") or d.streams),
+            calls=int(env.get("QUOTA_CALLS") or d.calls),
+        )
 
 
 class Quotas:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -9,7 +11,7 @@ import grpc
 
 from engine import RuleViolation, Tick, codec
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc
-from servicekit import auth, grpcserver, validate
+from servicekit import access, auth, grpcserver, validate
 from servicekit.errors import BadRequest, Elsewhere
 from servicekit.grpcserver import Registration
 from servicekit.wire import command_from_proto, envelope, public_envelope, stored_envelope, stored_event
@@ -19,6 +21,8 @@ from .tables import TableActor, Tables
 
 SERVICE_NAME = table_pb2.DESCRIPTOR.services_by_name["TableService"].full_name
 PLAY_METHOD = f"/{SERVICE_NAME}/Play"
+#: A Play stream's first request comes within this long, or the stream is closed (opening one needs no token).
+PLAY_FIRST_REQUEST_S = 30.0
 
 
 def _table_id(value: str) -> str:
@@ -53,6 +57,20 @@ def view(actor: TableActor, with_state: bool = True) -> table_pb2.TableView:
         mode=s.config.mode,
         game_ms=s.game_ms,
     )
+
+
+async def _first_in_time(
+    requests: AsyncIterator[table_pb2.SubmitCommandRequest], within_s: float
+) -> AsyncIterator[table_pb2.SubmitCommandRequest]:
+    """The stream's requests; none, and the stream ends, if the first does not come within `within_s`."""
+    iterator = aiter(requests)
+    try:
+        first = await asyncio.wait_for(anext(iterator), within_s)
+    except (StopAsyncIteration, TimeoutError):
+        return
+    yield first
+    async for request in iterator:
+        yield request
 
 
 class TableService(table_pb2_grpc.TableServiceServicer):
@@ -114,32 +132,43 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, requests: AsyncIterator[table_pb2.SubmitCommandRequest], context: grpc.aio.ServicerContext
     ) -> AsyncIterator[table_pb2.PlayResponse]:
         """SubmitCommand for each request of the stream, answered in order; a refused command is
-        answered with its status (the stream stays open), anything else ends the stream."""
+        answered with its status (the stream stays open), anything else ends the stream.
+
+        A stream is opened without a token (each request brings its own), so one that sends nothing
+        for `PLAY_FIRST_REQUEST_S` is closed, and from its first admitted request on it holds one of
+        that principal's open streams (`QuotaSettings.streams`), as a watch stream does."""
         verified: dict[str, auth.Claims] = {}  # the stream's tokens, each signature checked once
-        async for request in requests:
-            try:
-                claims, _ = await grpcserver.admit(
-                    self.tables.token_secret, PLAY_METHOD, request, None, context.peer(), verified
-                )
-                token = auth.set_current_claims(claims)
+        with contextlib.ExitStack() as slot:
+            counted = False
+            async for request in _first_in_time(requests, PLAY_FIRST_REQUEST_S):
                 try:
-                    answer = await self.SubmitCommand(request, context)
-                finally:
-                    auth.reset_current_claims(token)
-            except Exception as exc:
-                code = grpcserver.status_of(exc)
-                if code is None:
-                    raise
-                rule = exc.rule if isinstance(exc, RuleViolation) else ""
-                hinted = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
-                retry = grpcserver.retry_after_ms(exc) if code in hinted else 0
-                where = exc.address if isinstance(exc, Elsewhere) else ""  # the client sends it there
-                refusal = table_pb2.PlayRefusal(
-                    code=code.name, message=str(exc), rule_id=rule, retry_after_ms=retry, served_by=where
-                )
-                yield table_pb2.PlayResponse(command_id=request.command_id, refused=refusal)
-                continue
-            yield table_pb2.PlayResponse(command_id=request.command_id, answer=answer)
+                    claims, _ = await grpcserver.admit(
+                        self.tables.token_secret, PLAY_METHOD, request, None, context.peer(), verified
+                    )
+                    if not counted and grpcserver.QUOTAS is not None:
+                        key = access.quota_key(claims, context.peer())
+                        if key is not None:
+                            slot.enter_context(grpcserver.QUOTAS.streams.hold(key, "Play"))
+                        counted = True
+                    token = auth.set_current_claims(claims)
+                    try:
+                        answer = await self.SubmitCommand(request, context)
+                    finally:
+                        auth.reset_current_claims(token)
+                except Exception as exc:
+                    code = grpcserver.status_of(exc)
+                    if code is None:
+                        raise
+                    rule = exc.rule if isinstance(exc, RuleViolation) else ""
+                    hinted = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
+                    retry = grpcserver.retry_after_ms(exc) if code in hinted else 0
+                    where = exc.address if isinstance(exc, Elsewhere) else ""  # the client sends it there
+                    refusal = table_pb2.PlayRefusal(
+                        code=code.name, message=str(exc), rule_id=rule, retry_after_ms=retry, served_by=where
+                    )
+                    yield table_pb2.PlayResponse(command_id=request.command_id, refused=refusal)
+                    continue
+                yield table_pb2.PlayResponse(command_id=request.command_id, answer=answer)
 
     async def WatchTable(
         self, request: table_pb2.WatchTableRequest, context: grpc.aio.ServicerContext

@@ -239,8 +239,8 @@ CREATE_MALFORMED: dict[str, table_pb2.CreateTableRequest] = {
     "a clock scale of 2^31 (integer column)": table_pb2.CreateTableRequest(
         mode="classic", players=["a", "b"], clock_scale=2**31
     ),
-    "200k-deep settings": table_pb2.CreateTableRequest(
-        mode="custom", players=["a", "b"], custom_settings_json="[" * 200_000 + "]" * 200_000
+    "30k-deep settings": table_pb2.CreateTableRequest(  # deeper is larger than a request may be
+        mode="custom", players=["a", "b"], custom_settings_json="[" * 30_000 + "]" * 30_000
     ),
     "a NUL in the settings": table_pb2.CreateTableRequest(
         mode="custom", players=["a", "b"], custom_settings_json='{"starting_cash\\u0000": 1}'

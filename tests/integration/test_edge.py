@@ -95,7 +95,7 @@ async def test_register_player_keeps_a_normalised_visible_name(mm: MatchmakingCl
 
 @pytest.mark.parametrize(
     "settings",
-    ["[" * 200_000 + "]" * 200_000, '{"starting_cash": ' + "[" * 50 + "]" * 50 + "}", '{"a\\u0000": 1}'],
+    ["[" * 30_000 + "]" * 30_000, '{"starting_cash": ' + "[" * 50 + "]" * 50 + "}", '{"a\\u0000": 1}'],
 )
 async def test_a_custom_table_refuses_settings_nested_too_deep_or_holding_nul(
     mm: MatchmakingClient, settings: str
