@@ -32,7 +32,10 @@ from engine import (
     SYSTEM_COMMANDS,
     Command,
     Event,
+    ExecuteTrade,
     RuleViolation,
+    SettleAuction,
+    SettleBet,
     TableConfig,
     TableState,
     Tick,
@@ -67,6 +70,10 @@ from .idle import LOADED, Idle
 from .leases import Leases, fenced
 
 log = logging.getLogger(__name__)
+
+#: The service whose token alone may send each sub-protocol's result (`auth.service_token(secret, name)`).
+RESULT_SENDERS: dict[type, str] = {SettleAuction: "auction", SettleBet: "casino", ExecuteTrade: "trade"}
+assert set(RESULT_SENDERS) == SYSTEM_COMMANDS
 
 COMMANDS = Counter("table_commands_total", "Commands by type and outcome", ["type", "outcome"])
 COMMAND_SECONDS = Histogram(
@@ -952,6 +959,9 @@ class Tables:
         kind = type(command)
         if kind in SYSTEM_COMMANDS:
             claims.require_service()
+            sender = RESULT_SENDERS[kind]
+            if claims.player != sender:  # the gateway's or a bot driver's token is a service's too
+                raise Forbidden(f"only the {sender} service may send {kind.__name__}, not {claims.player!r}")
             return None
         if claims.role != "player":
             raise Forbidden(f"a {claims.role} token cannot act for a seat")

@@ -41,5 +41,13 @@ def test_a_seats_own_delegated_command_is_sent_to_its_service_with_the_rule() ->
 def test_a_services_result_needs_a_service_token() -> None:
     with pytest.raises(Forbidden):
         Tables.authorize(None, actor(), player(1), SettleAuction(-1, 1, 1, 100))  # type: ignore[arg-type]
-    service = Claims(ANY_TABLE, -1, "bots", "service", 0)
-    assert Tables.authorize(None, actor(), service, SettleAuction(-1, 1, 1, 100)) is None  # type: ignore[arg-type]
+    auction = Claims(ANY_TABLE, -1, "auction", "service", 0)
+    assert Tables.authorize(None, actor(), auction, SettleAuction(-1, 1, 1, 100)) is None  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("service", ["gateway", "bots", "casino", "trade"])
+def test_a_result_comes_only_from_the_service_that_runs_its_sub_protocol(service: str) -> None:
+    """Every service holds a service token: the gateway's, facing the internet, must not settle auctions."""
+    claims = Claims(ANY_TABLE, -1, service, "service", 0)
+    with pytest.raises(Forbidden, match="only the auction service"):
+        Tables.authorize(None, actor(), claims, SettleAuction(-1, 1, 1, 100))  # type: ignore[arg-type]
