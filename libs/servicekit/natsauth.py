@@ -48,6 +48,7 @@ from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
 
 from . import bus
+from .settings import Settings
 
 ADMIN = "admin"
 ANALYTICS = "analytics"
@@ -300,6 +301,11 @@ def user_of(url: str, user: str = "", password: str = "") -> str:
         return user
     name = urlsplit(servers(url)[0] if servers(url) else url).username
     return unquote(name) if name else ""
+
+
+def has_credentials(settings: Settings) -> bool:
+    """Whether a service logs in to NATS: a password, or a user and password in NATS_URL itself."""
+    return bool(settings.nats_password) or any(urlsplit(url).password for url in servers(settings.nats_url))
 
 
 async def connect(

@@ -30,7 +30,20 @@ import asyncpg
 import grpc
 from nats.js import JetStreamContext
 
-from . import auth, credentials, db, grpcserver, health, idempotency, lifecycle, logs, metrics, natsauth, tls
+from . import (
+    auth,
+    credentials,
+    db,
+    grpcserver,
+    health,
+    idempotency,
+    lifecycle,
+    logs,
+    metrics,
+    natsauth,
+    settings,
+    tls,
+)
 from .consumers import Consumers
 from .grpcserver import Registration
 from .outbox import Relay
@@ -97,6 +110,12 @@ async def serve(spec: ServiceSpec[AppT], ready: asyncio.Event | None = None, sto
     s = spec.settings
     if not s.database_url or not s.nats_url:
         raise SystemExit(f"{spec.name} service: set DATABASE_URL and NATS_URL (make run starts both for you)")
+    if not natsauth.has_credentials(s) and not settings.dev_mode() and not settings.nats_anonymous():
+        raise SystemExit(
+            f"{spec.name} service: set NATS_PASSWORD (or NATS_PASSWORD_FILE), the password of its bus user "
+            f"{s.nats_user!r}: without it any client of the bus could pose as the service. NATS_ANONYMOUS=1 "
+            "connects to an open NATS without credentials (a laptop, a test server)"
+        )
     async with contextlib.AsyncExitStack() as stack:
         pool = await db.create_pool(s.database_url, max_size=spec.pool_size, schema=spec.schema)
         stack.push_async_callback(pool.close)

@@ -32,6 +32,12 @@ def dev_mode(env: Env | None = None) -> bool:
     return environ(env).get("MONOPOLY_DEV", "") in ("1", "true", "yes")
 
 
+def nats_anonymous(env: Env | None = None) -> bool:
+    """NATS_ANONYMOUS=1: connect to an open NATS without credentials (a laptop, a test server); a
+    service refuses to start without its bus user's password otherwise (outside dev mode)."""
+    return environ(env).get("NATS_ANONYMOUS", "") in ("1", "true", "yes")
+
+
 def dev_secret_dir(env: Env | None = None) -> Path:
     """Where dev mode keeps its per-machine key: $XDG_STATE_HOME/monopoly (~/.local/state/monopoly)."""
     e = environ(env)

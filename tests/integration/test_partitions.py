@@ -94,6 +94,7 @@ class Cluster:
             "TABLE_INSTANCE_ID": name,
             "TABLE_PARTITIONS": str(PARTITIONS),
             "TABLE_LEASE_TTL_S": str(TTL_S),
+            "NATS_ANONYMOUS": "1",  # the URL carries the credentials when the server wants them
             "PYTHONPATH": os.pathsep.join([str(ROOT / "libs"), str(ROOT), os.environ.get("PYTHONPATH", "")]),
             "PYTHONUNBUFFERED": "1",
             **env,

@@ -22,7 +22,8 @@ FORMER_DEFAULT = "monopoly-dev-secret-change-me"
 
 
 def _start(service: str, **env: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if k not in ("TOKEN_SECRET", "TOKEN_SECRETS", "MONOPOLY_DEV")}
+    dropped = ("TOKEN_SECRET", "TOKEN_SECRETS", "MONOPOLY_DEV", "NATS_PASSWORD", "NATS_PASSWORD_FILE", "NATS_ANONYMOUS")
+    clean = {k: v for k, v in os.environ.items() if k not in dropped}
     clean.update(NATS_URL="nats://127.0.0.1:1", DATABASE_URL="postgresql://127.0.0.1:1/none", **env)
     clean["PYTHONPATH"] = os.pathsep.join([str(ROOT / "libs"), str(ROOT)])
     return subprocess.run(
@@ -41,6 +42,15 @@ def test_a_service_without_a_key_refuses_to_start_and_says_why(service: str) -> 
     assert run.returncode != 0
     assert "TOKEN_SECRET is not set" in run.stderr, run.stderr[-2000:]
     assert "Traceback" not in run.stderr  # a message, not a crash
+
+
+@pytest.mark.parametrize("service", ["table", "auction", "rating"])
+def test_a_service_without_its_bus_password_refuses_to_start_and_says_why(service: str) -> None:
+    """An open NATS would let any client of the bus pose as the service: said with NATS_ANONYMOUS=1."""
+    run = _start(service, TOKEN_SECRET="k" * 32)
+    assert run.returncode != 0
+    assert "set NATS_PASSWORD" in run.stderr and "NATS_ANONYMOUS=1" in run.stderr, run.stderr[-2000:]
+    assert "Traceback" not in run.stderr
 
 
 @pytest.mark.parametrize("key", [FORMER_DEFAULT, "short"])
