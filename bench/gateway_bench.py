@@ -110,7 +110,13 @@ async def main(args: argparse.Namespace) -> None:
             db,
             Path(tmp) / "svc",
             services=("table", "matchmaking", "gateway"),
-            extra_env={"GATEWAY_RATE_PER_S": "1000000", "GATEWAY_BURST": "1000000"},
+            extra_env={
+                "GATEWAY_RATE_PER_S": "1000000",
+                "GATEWAY_BURST": "1000000",
+                "GATEWAY_CLIENT_RATE_PER_S": "1000000",
+                "GATEWAY_CLIENT_BURST": "1000000",
+                "GATEWAY_CONNECTIONS_PER_CLIENT": "0",  # every connection comes from this one address
+            },
             bus=bus,
         )
         await asyncio.gather(*(p.start(timeout=180) for p in platform.processes.values()))

@@ -32,6 +32,11 @@ RATE_PER_S = 20.0
 BURST = 40
 #: Per client address, over all its connections: registrations per second sustained and the burst on top,
 #: matchmaking's own per-caller quota (the gateway registers with its token, which that quota does not limit).
+#: One client address's connections and their messages together (`GatewaySettings`): without them one
+#: machine opens hundreds of connections, each with its own rate, and floods the platform through them.
+CONNECTIONS_PER_CLIENT = 32
+CLIENT_RATE_PER_S = 80.0
+CLIENT_BURST = 160
 REGISTER_RATE_PER_S = 20.0
 REGISTER_BURST = 200
 #: Client addresses whose registration buckets are kept (the least recently seen are forgotten first).
@@ -191,6 +196,23 @@ class ClientLimits:
     def __init__(self, rate: float = REGISTER_RATE_PER_S, burst: int = REGISTER_BURST, clock: Any = time.monotonic):
         self.rate, self.burst, self.clock = rate, burst, clock
         self._limits: OrderedDict[str, RateLimit] = OrderedDict()
+        #: Open connections per client address (`open`, `close`).
+        self.connections: dict[str, int] = {}
+
+    def open(self, client: str, cap: int) -> bool:
+        """Count a new connection of `client`; False (not counted) when it holds `cap` already (0: no cap)."""
+        held = self.connections.get(client, 0)
+        if cap and held >= cap:
+            return False
+        self.connections[client] = held + 1
+        return True
+
+    def close(self, client: str) -> None:
+        left = self.connections.get(client, 0) - 1
+        if left > 0:
+            self.connections[client] = left
+        else:
+            self.connections.pop(client, None)
 
     def take(self, client: str) -> bool:
         limit = self._limits.get(client)
@@ -223,10 +245,14 @@ class RateLimit:
 
 __all__ = [
     "BURST",
+    "CLIENT_BURST",
+    "CLIENT_RATE_PER_S",
+    "CONNECTIONS_PER_CLIENT",
     "HARD_LIMIT_BYTES",
     "MAX_MESSAGE_BYTES",
     "MAX_STRIKES",
     "RATE_PER_S",
+    "ClientLimits",
     "GatewayError",
     "RateLimit",
     "Request",

@@ -28,6 +28,7 @@ STATIC = Path(__file__).parent / "static"
 SERVICE_NAME = "monopoly.v1.Gateway"
 
 CONNECTIONS = Gauge("gateway_connections", "Open browser WebSocket connections")
+REFUSED = Counter("gateway_connections_refused_total", "Connections refused: the client address held its maximum")
 MESSAGES = Counter("gateway_messages_total", "Messages from browsers", ["outcome"])
 PUSHES = Counter("gateway_pushes_total", "Messages pushed to browsers")
 
@@ -36,8 +37,22 @@ def _dumps(data: Any) -> str:
     return orjson.dumps(data).decode()
 
 
-async def connection(request: web.Request) -> web.WebSocketResponse:
+async def connection(request: web.Request) -> web.StreamResponse:
     """One browser: each message validated, answered in order of arrival; pushes interleave."""
+    app = request.app
+    gw: GatewaySettings = app["settings"]
+    clients: api.ClientLimits = app["clients"]
+    client = request.remote or "?"
+    if not clients.open(client, gw.connections_per_client):
+        REFUSED.inc()
+        return web.Response(status=429, text=f"at most {gw.connections_per_client} connections per client address")
+    try:
+        return await _serve(request, client)
+    finally:
+        clients.close(client)
+
+
+async def _serve(request: web.Request, client: str) -> web.WebSocketResponse:
     app = request.app
     ws = web.WebSocketResponse(max_msg_size=api.HARD_LIMIT_BYTES, heartbeat=30)
     await ws.prepare(request)
@@ -52,7 +67,7 @@ async def connection(request: web.Request) -> web.WebSocketResponse:
         PUSHES.inc()
 
     registrations: api.ClientLimits = app["registrations"]
-    client = request.remote or "?"
+    clients: api.ClientLimits = app["clients"]
     session = Session(app["backends"], app["secret"], push, lambda: registrations.take(client))
     gw: GatewaySettings = app["settings"]
     limit = api.RateLimit(gw.rate_per_s, gw.burst)
@@ -77,7 +92,7 @@ async def connection(request: web.Request) -> web.WebSocketResponse:
             if msg.type not in (WSMsgType.TEXT, WSMsgType.BINARY):
                 break
             data = msg.data
-            if not limit.take():
+            if not limit.take() or not clients.take(client):
                 strikes += 1
                 MESSAGES.labels("rate_limited").inc()
                 await push(
@@ -124,6 +139,7 @@ def make_app(backends: Backends, secret: auth.Secret, settings: GatewaySettings)
     app["secret"] = secret
     app["settings"] = settings
     app["registrations"] = api.ClientLimits()
+    app["clients"] = api.ClientLimits(settings.client_rate_per_s, settings.client_burst)
     app.router.add_get("/", index)
     app.router.add_get("/ws", connection)
     app.router.add_get("/healthz", healthz)

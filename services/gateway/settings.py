@@ -30,6 +30,12 @@ class GatewaySettings:
     #: GATEWAY_RATE_PER_S, GATEWAY_BURST: per connection, messages per second sustained and the burst on top.
     rate_per_s: float = api.RATE_PER_S
     burst: int = api.BURST
+    #: GATEWAY_CONNECTIONS_PER_CLIENT: WebSocket connections one client address may hold open (0: no cap), and
+    #: GATEWAY_CLIENT_RATE_PER_S, GATEWAY_CLIENT_BURST: messages per second of all its connections together.
+    #: The address is the peer's: behind a proxy that hides the browsers' addresses, raise them or set 0.
+    connections_per_client: int = api.CONNECTIONS_PER_CLIENT
+    client_rate_per_s: float = api.CLIENT_RATE_PER_S
+    client_burst: int = api.CLIENT_BURST
 
     @staticmethod
     def from_env(env: Env | None = None) -> GatewaySettings:
@@ -44,4 +50,7 @@ class GatewaySettings:
             casino_target=e.get("CASINO_TARGET", ""),
             rate_per_s=float(e.get("GATEWAY_RATE_PER_S", str(api.RATE_PER_S))),
             burst=int(e.get("GATEWAY_BURST", str(api.BURST))),
+            connections_per_client=int(e.get("GATEWAY_CONNECTIONS_PER_CLIENT", str(api.CONNECTIONS_PER_CLIENT))),
+            client_rate_per_s=float(e.get("GATEWAY_CLIENT_RATE_PER_S", str(api.CLIENT_RATE_PER_S))),
+            client_burst=int(e.get("GATEWAY_CLIENT_BURST", str(api.CLIENT_BURST))),
         )

@@ -271,3 +271,24 @@ async def test_a_page_that_reconnects_while_queued_follows_its_ticket_again(gate
             assert (await again.send("cancel", player_token=token))["ok"]
             assert (await again.push("queue"))["status"]["status"] == "cancelled"
         await again.ws.close()
+
+
+async def test_one_client_address_holds_a_bounded_number_of_connections(gateway_platform: Platform) -> None:
+    """One machine opening hundreds of connections (each with its own message rate, spectator streams
+    of its own) is refused past `GATEWAY_CONNECTIONS_PER_CLIENT` with HTTP 429; a closed one frees a place."""
+    url = gateway_platform.lobby_url + "ws"
+    async with aiohttp.ClientSession() as session:
+        held = [await session.ws_connect(url) for _ in range(api.CONNECTIONS_PER_CLIENT)]
+        with pytest.raises(aiohttp.WSServerHandshakeError) as refused:
+            await session.ws_connect(url)
+        assert refused.value.status == 429
+        await held.pop().close()
+        for _ in range(50):  # the gateway sees the close
+            try:
+                held.append(await session.ws_connect(url))
+                break
+            except aiohttp.WSServerHandshakeError:
+                await asyncio.sleep(0.05)
+        assert len(held) == api.CONNECTIONS_PER_CLIENT
+        for ws in held:
+            await ws.close()

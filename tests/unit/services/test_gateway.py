@@ -128,3 +128,15 @@ async def test_a_session_over_its_clients_registration_quota_is_refused_before_a
     with pytest.raises(api.GatewayError) as caught:
         await session.handle(api.parse(json.dumps({"id": 1, "op": "register", "name": "flood"})))
     assert caught.value.code == "RESOURCE_EXHAUSTED"
+
+
+def test_a_client_address_holds_at_most_its_cap_of_connections() -> None:
+    limits = api.ClientLimits()
+    assert [limits.open("10.0.0.1", 2) for _ in range(3)] == [True, True, False]
+    assert limits.open("10.0.0.2", 2)  # another client has its own
+    limits.close("10.0.0.1")
+    assert limits.open("10.0.0.1", 2)
+    assert all(limits.open("10.0.0.3", 0) for _ in range(100))  # 0: no cap
+    for _ in range(100):
+        limits.close("10.0.0.3")
+    assert "10.0.0.3" not in limits.connections
