@@ -113,6 +113,10 @@ class QuotaSettings:
     connection_per_s: float = 2000.0
     connection_burst: float = 4000.0
     streams: int = 256
+    #: Streams opened per second (and burst) per principal: a stream's opening may send a table's whole
+    #: history (`WatchTable(from_seq=1)`), so reopening at the command rate would make one seat a flood.
+    stream_opens_per_s: float = 20.0
+    stream_opens_burst: float = 100.0
     #: Calls open at once in one process, streams included, whoever makes them: past it a call is
     #: refused RESOURCE_EXHAUSTED before any handler runs (streams opened and never used cost memory).
     calls: int = 100_000
@@ -123,7 +127,8 @@ class QuotaSettings:
     def from_env(env: Mapping[str, str]) -> QuotaSettings:
         """QUOTA_COMMANDS_PER_S, QUOTA_COMMANDS_BURST, QUOTA_CREATES_PER_S, QUOTA_CREATES_BURST,
         QUOTA_REGISTRATIONS_PER_S, QUOTA_REGISTRATIONS_BURST, QUOTA_CONNECTION_PER_S,
-        QUOTA_CONNECTION_BURST, QUOTA_REFUSAL_DELAY_MS, QUOTA_STREAMS, QUOTA_CALLS (unset: the defaults above)."""
+        QUOTA_CONNECTION_BURST, QUOTA_STREAM_OPENS_PER_S, QUOTA_STREAM_OPENS_BURST, QUOTA_REFUSAL_DELAY_MS,
+        QUOTA_STREAMS, QUOTA_CALLS (unset: the defaults above)."""
         d = QuotaSettings()
         names = (
             "commands_per_s",
@@ -134,6 +139,8 @@ class QuotaSettings:
             "registrations_burst",
             "connection_per_s",
             "connection_burst",
+            "stream_opens_per_s",
+            "stream_opens_burst",
             "refusal_delay_ms",
         )
         values = {n: float(env.get(f"QUOTA_{n.upper()}") or getattr(d, n)) for n in names}
@@ -154,6 +161,7 @@ class Quotas:
             COMMAND: Buckets(s.commands_per_s, s.commands_burst, clock=clock),
             CREATE: Buckets(s.creates_per_s, s.creates_burst, clock=clock),
             REGISTER: Buckets(s.registrations_per_s, s.registrations_burst, clock=clock),
+            STREAM: Buckets(s.stream_opens_per_s, s.stream_opens_burst, clock=clock),
         }
         self.connections = Buckets(s.connection_per_s, s.connection_burst, max_keys=10_000, clock=clock)
         self.streams = Streams(s.streams)

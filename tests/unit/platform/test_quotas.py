@@ -9,7 +9,7 @@ import pytest
 from monopoly.v1 import table_pb2
 from servicekit import grpcserver
 from servicekit.errors import Exhausted, Unauthenticated
-from servicekit.quotas import COMMAND, Buckets, Quotas, QuotaSettings, Streams
+from servicekit.quotas import COMMAND, STREAM, Buckets, Quotas, QuotaSettings, Streams
 
 
 class Clock:
@@ -66,6 +66,20 @@ def test_open_streams_are_capped_per_key_and_released_when_they_end() -> None:
             pass
     with streams.hold("spectator:t1", "watch"):
         pass
+
+
+def test_streams_opened_again_and_again_are_refused_past_their_rate() -> None:
+    """`WatchTable(from_seq=1)` sends a table's history at each opening: reopened in a loop it made one
+    seat's token cost the table service a core."""
+    clock = Clock()
+    quotas = Quotas(QuotaSettings(stream_opens_per_s=2, stream_opens_burst=3), clock=clock)
+    for _ in range(3):
+        quotas.charge(STREAM, "player:t1:0", "ipv4:127.0.0.1:1")
+    with pytest.raises(Exhausted, match="too many stream calls") as refused:
+        quotas.charge(STREAM, "player:t1:0", "ipv4:127.0.0.1:1")
+    assert refused.value.retry_after_ms == 500
+    quotas.charge(STREAM, "player:t1:1", "ipv4:127.0.0.1:1")  # another seat opens its own
+    assert QuotaSettings.from_env({"QUOTA_STREAM_OPENS_PER_S": "4"}).stream_opens_per_s == 4.0
 
 
 def test_the_numbers_come_from_the_environment() -> None:
