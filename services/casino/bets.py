@@ -172,10 +172,10 @@ class Casino:
             POOL.inc(voided.pool_before - voided.pool_after)
             log.info("bet %s void: the table closed it before applying its result", voided.bet_id)
 
-    async def applied(self, table_id: str, seat: int) -> None:
-        """The table applied the result of its latest bet (its BetSettled): that bet stands."""
+    async def applied(self, table_id: str, seat: int, seq: int) -> None:
+        """The table applied the result of the bet it had open (its BetSettled at `seq`): that bet stands."""
         async with self.pool.acquire() as conn:
-            await store.mark_applied(conn, table_id, seat)
+            await store.mark_applied(conn, table_id, seat, seq)
 
     async def pause(self, table_id: str, seq: int, paused: bool, extend_ms: int = 0) -> None:
         """E5 (the table event `seq`): a paused table freezes the bet's timer; on resume the deadline

@@ -64,7 +64,7 @@ async def handle_envelope(casino: Casino, env: common_pb2.Envelope) -> None:
         if event.deadline >= 0:  # the table delegates its casino (cash and deadline are set)
             await casino.open(table_id, env.seq, event.seat, event.cash, wall_deadline(env, event.deadline))
     elif isinstance(event, BetSettled):  # the table applied a result: that bet stands
-        await casino.applied(table_id, event.seat)
+        await casino.applied(table_id, event.seat, env.seq)
     elif isinstance(event, PlayerBankrupt):
         await casino.close_table(table_id, env.seq, event.seat)
     elif isinstance(event, GameResumed):

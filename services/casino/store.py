@@ -143,13 +143,16 @@ async def close_bet(conn: asyncpg.Connection, bet_id: str, status: str, reason: 
     )
 
 
-async def mark_applied(conn: asyncpg.Connection, table_id: str, seat: int) -> None:
-    """The table applied the result of its latest bet, `seat`'s (its BetSettled)."""
+async def mark_applied(conn: asyncpg.Connection, table_id: str, seat: int, settled_seq: int) -> None:
+    """The table applied, at its event `settled_seq` (a BetSettled), the result of the bet it had open then:
+    the latest opened before it, `seat`'s. By seq, so a late copy of an old BetSettled marks its own bet,
+    never a newer one the table has not applied."""
     await conn.execute(
         "UPDATE bets SET applied = true WHERE bet_id = (SELECT bet_id FROM bets WHERE table_id = $1 "
-        "ORDER BY opened_seq DESC LIMIT 1) AND seat = $2 AND status = 'settled'",
+        "AND opened_seq < $3 ORDER BY opened_seq DESC LIMIT 1) AND seat = $2 AND status = 'settled'",
         table_id,
         seat,
+        settled_seq,
     )
 
 

@@ -77,3 +77,19 @@ async def test_E2_K1_a_bettor_whose_time_ran_out_while_postgres_was_away_gets_a_
         await asyncio.sleep(0.05)
     assert (b.status, b.reason) == ("declined", "timeout")  # the new window ran out
     casino.stop()
+
+
+async def test_K4_a_late_copy_of_an_old_bet_settled_marks_its_own_bet_not_a_newer_one(pool: asyncpg.Pool) -> None:
+    """BetSettled names no bet: it is the bet the table had open when it applied it (the latest opened
+    before it). A copy of an old one read again (a consumer read from its ack floor) must not mark the
+    seat's newer settled bet applied: that one, closed by the table before it applied it, is void."""
+    table_id = "t-" + uuid.uuid4().hex[:8]
+    async with pool.acquire() as conn:
+        for seq in (10, 30):
+            assert await store.open_bet(conn, f"{table_id}:{seq}", table_id, seq, 0, 5_000, wall_ms() + 60_000)
+            await store.close_bet(conn, f"{table_id}:{seq}", "settled", None)
+        await store.mark_applied(conn, table_id, 0, 12)  # the table's BetSettled of the first bet (seq 12)
+        assert (await store.bet(conn, f"{table_id}:10")).applied  # type: ignore[union-attr]
+        assert not (await store.bet(conn, f"{table_id}:30")).applied  # type: ignore[union-attr]
+        await store.mark_applied(conn, table_id, 0, 33)
+        assert (await store.bet(conn, f"{table_id}:30")).applied  # type: ignore[union-attr]
