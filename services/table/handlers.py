@@ -27,7 +27,7 @@ from servicekit.consumers import Consumers, durable_consumer
 from servicekit.errors import Conflict, Elsewhere, NotFound, Unavailable
 from servicekit.wire import command_to_proto
 
-from .tables import Tables
+from .tables import FORWARDER, Tables
 
 log = logging.getLogger(__name__)
 
@@ -110,7 +110,7 @@ async def _forward(tables: Tables, address: str, table_id: str, command: Command
         table_id=table_id,
         command_id=command_id,
         command=command_to_proto(command),
-        seat_token=auth.service_token(tables.token_secret, "table"),  # a system command: the platform's
+        seat_token=auth.service_token(tables.token_secret, FORWARDER),  # a system command: the platform's
     )
     try:
         await stub.SubmitCommand(request, timeout=30)

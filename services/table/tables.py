@@ -73,6 +73,8 @@ log = logging.getLogger(__name__)
 
 #: The service whose token alone may send each sub-protocol's result (`auth.service_token(secret, name)`).
 RESULT_SENDERS: dict[type, str] = {SettleAuction: "auction", SettleBet: "casino", ExecuteTrade: "trade"}
+#: The token name a table instance sends a result on with (to the instance that runs the table).
+FORWARDER = "table"
 assert set(RESULT_SENDERS) == SYSTEM_COMMANDS
 
 COMMANDS = Counter("table_commands_total", "Commands by type and outcome", ["type", "outcome"])
@@ -960,8 +962,13 @@ class Tables:
         if kind in SYSTEM_COMMANDS:
             claims.require_service()
             sender = RESULT_SENDERS[kind]
-            if claims.player != sender:  # the gateway's or a bot driver's token is a service's too
-                raise Forbidden(f"only the {sender} service may send {kind.__name__}, not {claims.player!r}")
+            # the gateway's or a bot driver's token is a service's too; another table instance passes on
+            # a result it read from the bus for a table this one runs (`handlers._forward`)
+            if claims.player not in (sender, FORWARDER):
+                raise Forbidden(
+                    f"only the {sender} service (or a table instance passing it on) may send {kind.__name__}, "
+                    f"not {claims.player!r}"
+                )
             return None
         if claims.role != "player":
             raise Forbidden(f"a {claims.role} token cannot act for a seat")

@@ -51,3 +51,9 @@ def test_a_result_comes_only_from_the_service_that_runs_its_sub_protocol(service
     claims = Claims(ANY_TABLE, -1, service, "service", 0)
     with pytest.raises(Forbidden, match="only the auction service"):
         Tables.authorize(None, actor(), claims, SettleAuction(-1, 1, 1, 100))  # type: ignore[arg-type]
+
+
+def test_another_table_instance_may_pass_a_result_on() -> None:
+    """The instance that read a result from the bus sends it to the one that runs the table."""
+    forwarder = Claims(ANY_TABLE, -1, "table", "service", 0)
+    assert Tables.authorize(None, actor(), forwarder, SettleAuction(-1, 1, 1, 100)) is None  # type: ignore[arg-type]
