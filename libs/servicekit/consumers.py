@@ -60,7 +60,7 @@ import asyncpg
 from faststream.nats import JStream
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from nats.js.api import AckPolicy, ConsumerConfig, ConsumerInfo, DeliverPolicy
 from nats.js.errors import NotFoundError
 from prometheus_client import Counter, Gauge
 
@@ -109,8 +109,10 @@ ACK_PENDING = Gauge(
 STREAM_NOT_FOUND = 10059
 #: How often a consumer whose stream is not there yet looks again.
 BIND_EVERY_S = 0.5
-#: How often `read_through` asks JetStream how far a consumer has read.
-READ_THROUGH_POLL_S = 0.02
+#: How often `read_through` asks JetStream how far a consumer has read (one request for every waiter),
+#: and how long it waits at most for a consumer that does not get there.
+READ_THROUGH_POLL_S = 0.05
+READ_THROUGH_MOST_S = 10.0
 #: Seconds between two readings of each consumer's info from JetStream (its lag).
 LAG_EVERY_S = 5.0
 
@@ -219,30 +221,56 @@ class Consumers:
     _stopping: bool = False
     _leases: dict[str, Lease] = field(default_factory=dict)
     _js: JetStreamContext | None = None
+    _infos: dict[str, tuple[float, ConsumerInfo | None]] = field(default_factory=dict)
+    _info_locks: dict[str, asyncio.Lock] = field(default_factory=dict)
 
-    async def read_through(self, poll_s: float = READ_THROUGH_POLL_S) -> None:
+    async def read_through(self, poll_s: float = READ_THROUGH_POLL_S, most_s: float = READ_THROUGH_MOST_S) -> None:
         """Return once each exclusive consumer has handled (acked) every message its stream held when
-        called: at once when nothing is waiting, else when the ack floor passes the stream's last
-        message of the call's time or nothing is left waiting. Raises while NATS is away."""
-        js = self._js
-        if js is None:
+        called: at once when nothing is waiting; else once everything published has been delivered,
+        when the ack floor reaches the last message delivered then (or nothing is left waiting). Asks
+        JetStream only about the service's own durables (a service may not read another's stream's
+        info), one request per `poll_s` however many wait (`_info`). A consumer stuck on a message that
+        keeps failing would hold every time-out: past `most_s` it returns anyway, and says so. Raises
+        while NATS is away."""
+        if self._js is None:
             return
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + most_s
         for c in self.consumers:
             if not c.exclusive:
                 continue
-            try:
-                info = await js.consumer_info(c.stream.name, c.durable)
-            except NotFoundError:  # no stream (or durable) yet: nothing was published for it to read
-                continue
-            if not info.num_pending and not info.num_ack_pending:
-                continue
-            target = (await js.stream_info(c.stream.name)).state.last_seq or 0
+            target = 0  # the last message delivered once nothing was left undelivered
             while not self._stopping:
-                await asyncio.sleep(poll_s)
-                info = await js.consumer_info(c.stream.name, c.durable)
-                floor = (info.ack_floor.stream_seq if info.ack_floor is not None else 0) or 0
-                if floor >= target or (not info.num_pending and not info.num_ack_pending):
+                info = await self._info(c, poll_s)
+                if info is None or (not info.num_pending and not info.num_ack_pending):
                     break
+                floor = (info.ack_floor.stream_seq if info.ack_floor is not None else 0) or 0
+                if not target and not info.num_pending:
+                    target = (info.delivered.stream_seq if info.delivered is not None else 0) or 0
+                if target and floor >= target:
+                    break
+                if loop.time() > give_up:
+                    log.warning("%s: not read through within %.0f s (a message failing?); acting anyway", c.durable,
+                                most_s)  # fmt: skip
+                    return
+                await asyncio.sleep(poll_s)
+
+    async def _info(self, c: _Consumer, fresh_s: float) -> ConsumerInfo | None:
+        """The durable's info, asked of JetStream at most once per `fresh_s` whoever asks (None: no such
+        durable or stream yet: nothing was published for it to read)."""
+        loop = asyncio.get_running_loop()
+        lock = self._info_locks.setdefault(c.durable, asyncio.Lock())
+        async with lock:
+            known = self._infos.get(c.durable)
+            if known is not None and loop.time() - known[0] < fresh_s:
+                return known[1]
+            assert self._js is not None
+            try:
+                info = await self._js.consumer_info(c.stream.name, c.durable)
+            except NotFoundError:
+                info = None
+            self._infos[c.durable] = (loop.time(), info)
+            return info
 
     async def start(self, js: JetStreamContext, pool: asyncpg.Pool | None = None) -> None:
         """Bind every consumer and start fetching. A consumer of a stream not created yet (its owner, a

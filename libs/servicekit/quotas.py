@@ -116,7 +116,7 @@ class QuotaSettings:
     #: Streams opened per second (and burst) per principal: a stream's opening may send a table's whole
     #: history (`WatchTable(from_seq=1)`), so reopening at the command rate would make one seat a flood.
     stream_opens_per_s: float = 20.0
-    stream_opens_burst: float = 100.0
+    stream_opens_burst: float = 500.0
     #: Calls open at once in one process, streams included, whoever makes them: past it a call is
     #: refused RESOURCE_EXHAUSTED before any handler runs (streams opened and never used cost memory).
     calls: int = 100_000

@@ -17,12 +17,16 @@ a malformed or refused message is answered with an error on that connection only
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import time
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 #: Largest message accepted (bytes of JSON); aiohttp closes a connection above `HARD_LIMIT_BYTES`.
 MAX_MESSAGE_BYTES = 8 * 1024
@@ -32,11 +36,6 @@ RATE_PER_S = 20.0
 BURST = 40
 #: Per client address, over all its connections: registrations per second sustained and the burst on top,
 #: matchmaking's own per-caller quota (the gateway registers with its token, which that quota does not limit).
-#: One client address's connections and their messages together (`GatewaySettings`): without them one
-#: machine opens hundreds of connections, each with its own rate, and floods the platform through them.
-CONNECTIONS_PER_CLIENT = 32
-CLIENT_RATE_PER_S = 80.0
-CLIENT_BURST = 160
 REGISTER_RATE_PER_S = 20.0
 REGISTER_BURST = 200
 #: Client addresses whose registration buckets are kept (the least recently seen are forgotten first).
@@ -189,6 +188,39 @@ def request_id(text: str | bytes) -> int | str | None:
     return value if isinstance(value, str) and len(value) <= 64 else None
 
 
+#: One client address's connections and their messages together (`GatewaySettings`): without them one
+#: machine opens hundreds of connections, each with its own rate, and floods the platform through them.
+CONNECTIONS_PER_CLIENT = 32
+CLIENT_RATE_PER_S = 80.0
+CLIENT_BURST = 160
+
+
+def client_address(peer: str | None, forwarded_for: Sequence[str], trusted: Sequence[IPNetwork]) -> str:
+    """The browser's address: the peer's, or, when the peer is a trusted proxy (an ingress), the last
+    address of `X-Forwarded-For` that is not one (earlier ones are the client's to write)."""
+    address = peer or "?"
+    if not trusted or not _within(address, trusted):
+        return address
+    hops = [hop.strip() for value in forwarded_for for hop in value.split(",") if hop.strip()]
+    for hop in reversed(hops):
+        if not _within(hop, trusted):
+            return hop
+    return hops[0] if hops else address
+
+
+def _within(address: str, networks: Sequence[IPNetwork]) -> bool:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return any(ip in network for network in networks)
+
+
+def networks(text: str) -> tuple[IPNetwork, ...]:
+    """Comma-separated addresses or CIDR ranges (GATEWAY_TRUSTED_PROXIES)."""
+    return tuple(ipaddress.ip_network(part.strip(), strict=False) for part in text.split(",") if part.strip())
+
+
 class ClientLimits:
     """A `RateLimit` per client address, shared by its connections (the oldest forgotten past
     `MAX_CLIENTS`: a forgotten client starts again with a full burst)."""
@@ -253,6 +285,8 @@ __all__ = [
     "MAX_STRIKES",
     "RATE_PER_S",
     "ClientLimits",
+    "client_address",
+    "networks",
     "GatewayError",
     "RateLimit",
     "Request",

@@ -42,7 +42,7 @@ async def connection(request: web.Request) -> web.StreamResponse:
     app = request.app
     gw: GatewaySettings = app["settings"]
     clients: api.ClientLimits = app["clients"]
-    client = request.remote or "?"
+    client = api.client_address(request.remote, request.headers.getall("X-Forwarded-For", []), gw.trusted_proxies)
     if not clients.open(client, gw.connections_per_client):
         REFUSED.inc()
         return web.Response(status=429, text=f"at most {gw.connections_per_client} connections per client address")

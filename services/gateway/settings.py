@@ -32,10 +32,13 @@ class GatewaySettings:
     burst: int = api.BURST
     #: GATEWAY_CONNECTIONS_PER_CLIENT: WebSocket connections one client address may hold open (0: no cap), and
     #: GATEWAY_CLIENT_RATE_PER_S, GATEWAY_CLIENT_BURST: messages per second of all its connections together.
-    #: The address is the peer's: behind a proxy that hides the browsers' addresses, raise them or set 0.
+    #: The address is the peer's, or the one a trusted proxy names (`trusted_proxies`).
     connections_per_client: int = api.CONNECTIONS_PER_CLIENT
     client_rate_per_s: float = api.CLIENT_RATE_PER_S
     client_burst: int = api.CLIENT_BURST
+    #: GATEWAY_TRUSTED_PROXIES: addresses or CIDR ranges of the proxies in front (an ingress): a connection
+    #: from one of them is the client's named in X-Forwarded-For (`api.client_address`). Empty: the peer's.
+    trusted_proxies: tuple[api.IPNetwork, ...] = ()
 
     @staticmethod
     def from_env(env: Env | None = None) -> GatewaySettings:
@@ -53,4 +56,5 @@ class GatewaySettings:
             connections_per_client=int(e.get("GATEWAY_CONNECTIONS_PER_CLIENT", str(api.CONNECTIONS_PER_CLIENT))),
             client_rate_per_s=float(e.get("GATEWAY_CLIENT_RATE_PER_S", str(api.CLIENT_RATE_PER_S))),
             client_burst=int(e.get("GATEWAY_CLIENT_BURST", str(api.CLIENT_BURST))),
+            trusted_proxies=api.networks(e.get("GATEWAY_TRUSTED_PROXIES", "")),
         )

@@ -229,3 +229,27 @@ async def test_the_analytics_reader_reads_the_table_events_and_publishes_nothing
             await reader.stream_info(bus.CASINO_EVENTS.name)
     finally:
         await session.close()
+
+
+async def test_a_service_reads_through_its_own_consumer_with_its_own_rights(
+    users: BusUsers, platform: Platform
+) -> None:
+    """A time-out first waits until the service's consumer has read the table's events published before
+    (`Consumers.read_through`): asked with the casino user's rights, which read no other stream's info."""
+    from servicekit import signals
+    from servicekit.consumers import Consumers, durable_consumer
+    from services.casino.handlers import DURABLE, TOPICS
+
+    session = Session()
+    js = await session.open(users, "casino")
+    group = Consumers()
+
+    @durable_consumer(group, signals.subjects(*TOPICS), bus.TABLE_SIGNALS, DURABLE, exclusive=True)
+    async def never_fetched(body: bytes) -> None: ...
+
+    group._js = js  # asked, never started: the running casino service reads this durable
+    try:
+        await asyncio.wait_for(group.read_through(most_s=15), 20)
+        assert not [e for e in session.errors if "permissions violation" in e.lower()], session.errors
+    finally:
+        await session.close()

@@ -140,3 +140,15 @@ def test_a_client_address_holds_at_most_its_cap_of_connections() -> None:
     for _ in range(100):
         limits.close("10.0.0.3")
     assert "10.0.0.3" not in limits.connections
+
+
+def test_behind_a_trusted_proxy_the_client_is_the_last_address_it_did_not_add() -> None:
+    """An ingress in front: every browser would share its address (one cap for all of them)."""
+    trusted = api.networks("10.0.0.0/8, 192.168.1.7")
+    assert api.client_address("10.1.2.3", ["203.0.113.9"], trusted) == "203.0.113.9"
+    # a client writing its own X-Forwarded-For is not believed: the proxy appends the real peer last
+    assert api.client_address("10.1.2.3", ["1.1.1.1, 203.0.113.9"], trusted) == "203.0.113.9"
+    assert api.client_address("10.1.2.3", ["198.51.100.4, 10.2.0.1"], trusted) == "198.51.100.4"  # two proxies
+    assert api.client_address("203.0.113.5", ["1.1.1.1"], trusted) == "203.0.113.5"  # not from a proxy
+    assert api.client_address("10.1.2.3", [], trusted) == "10.1.2.3"
+    assert api.client_address("10.1.2.3", ["203.0.113.9"], ()) == "10.1.2.3"  # none trusted: the peer
