@@ -185,6 +185,14 @@ class Clock:
         return self.wall_ms + (game_ms - self.game_ms) // max(self.scale, 1)
 
 
+def _retry_after_s(exc: grpc.aio.AioRpcError) -> float:
+    """The server's `retry-after-ms` hint (a quota's), else RETRY_S; at most 5 s."""
+    for key, value in exc.trailing_metadata() or ():
+        if key == "retry-after-ms" and str(value).isdigit():
+            return min(5.0, max(0.05, int(value) / 1000))
+    return RETRY_S
+
+
 class Session:
     """The requests and pushes of one browser connection."""
 
@@ -454,6 +462,10 @@ class Session:
                 if self.state is not None and self.state.finished:
                     return
             except grpc.aio.AioRpcError as exc:
+                if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:  # a quota (many watchers reconnecting)
+                    await self.push({"type": "notice", "message": "the table is busy; following again"})
+                    await asyncio.sleep(_retry_after_s(exc))
+                    continue
                 if exc.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
                     await self.push({"type": "error", "table_id": table_id, "error": rpc_error(exc).as_data()})
                     return
