@@ -127,11 +127,15 @@ class Casino:
 
     # -- opened and closed by the table's events ---------------------------------------------
 
-    async def open(self, table_id: str, seq: int, seat: int, cash: int, deadline_unix_ms: int) -> bool:
-        """K1: the table opened a bet (its CasinoOpened at `seq`); False if it was opened before."""
+    async def open(
+        self, table_id: str, seq: int, seat: int, cash: int, deadline_unix_ms: int, window_ms: int | None = None
+    ) -> bool:
+        """K1: the table opened a bet (its CasinoOpened at `seq`) with `window_ms` to bet (None: until the
+        deadline from now); False if it was opened before."""
         bet_id = f"{table_id}:{seq}"
+        window = window_ms if window_ms is not None else max(0, deadline_unix_ms - wall_ms())
         async with self.pool.acquire() as conn, conn.transaction():
-            if not await store.open_bet(conn, bet_id, table_id, seq, seat, cash, deadline_unix_ms):
+            if not await store.open_bet(conn, bet_id, table_id, seq, seat, cash, deadline_unix_ms, window):
                 return False
             await store.ensure_pool(conn, table_id, secrets.randbits(63))
             b = await store.bet(conn, bet_id)

@@ -62,7 +62,9 @@ async def handle_envelope(casino: Casino, env: common_pb2.Envelope) -> None:
         return
     if isinstance(event, CasinoOpened):
         if event.deadline >= 0:  # the table delegates its casino (cash and deadline are set)
-            await casino.open(table_id, env.seq, event.seat, event.cash, wall_deadline(env, event.deadline))
+            deadline = wall_deadline(env, event.deadline)
+            window = max(0, deadline - env.occurred_at.wall_unix_ms)  # the time the table gave, in wall ms
+            await casino.open(table_id, env.seq, event.seat, event.cash, deadline, window)
     elif isinstance(event, BetSettled):  # the table applied a result: that bet stands
         await casino.applied(table_id, event.seat, env.seq)
     elif isinstance(event, PlayerBankrupt):

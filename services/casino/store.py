@@ -89,18 +89,26 @@ async def ensure_pool(conn: asyncpg.Connection, table_id: str, seed: int) -> Non
 
 
 async def open_bet(
-    conn: asyncpg.Connection, bet_id: str, table_id: str, seq: int, seat: int, cash: int, deadline_unix_ms: int
+    conn: asyncpg.Connection,
+    bet_id: str,
+    table_id: str,
+    seq: int,
+    seat: int,
+    cash: int,
+    deadline_unix_ms: int,
+    window_ms: int | None = None,
 ) -> bool:
     """A new open bet; False if it exists (a redelivered CasinoOpened)."""
     done = await conn.fetchval(
-        "INSERT INTO bets (bet_id, table_id, opened_seq, seat, status, cash, deadline_unix_ms) "
-        "VALUES ($1, $2, $3, $4, 'open', $5, $6) ON CONFLICT (bet_id) DO NOTHING RETURNING true",
+        "INSERT INTO bets (bet_id, table_id, opened_seq, seat, status, cash, deadline_unix_ms, window_ms) "
+        "VALUES ($1, $2, $3, $4, 'open', $5, $6, $7) ON CONFLICT (bet_id) DO NOTHING RETURNING true",
         bet_id,
         table_id,
         seq,
         seat,
         cash,
         deadline_unix_ms,
+        window_ms,
     )
     return bool(done)
 
@@ -180,12 +188,12 @@ async def set_paused(conn: asyncpg.Connection, table_id: str, paused: bool, exte
 
 
 async def restart_window(conn: asyncpg.Connection, bet_id: str, now_ms: int) -> int:
-    """E2: the open bet's deadline moved to `now_ms` plus its whole window (from its opening to its first
-    deadline); the new deadline."""
+    """E2: the open bet's deadline moved to `now_ms` plus its whole window (as the table gave it; for a bet
+    opened before windows were kept, from the row's creation to its first deadline); the new deadline."""
     return int(
         await conn.fetchval(
-            "UPDATE bets SET deadline_unix_ms = $2 + GREATEST(0, deadline_unix_ms - "
-            "(EXTRACT(EPOCH FROM created_at) * 1000)::bigint) WHERE bet_id = $1 RETURNING deadline_unix_ms",
+            "UPDATE bets SET deadline_unix_ms = $2 + COALESCE(window_ms, GREATEST(0, deadline_unix_ms - "
+            "(EXTRACT(EPOCH FROM created_at) * 1000)::bigint)) WHERE bet_id = $1 RETURNING deadline_unix_ms",
             bet_id,
             now_ms,
         )

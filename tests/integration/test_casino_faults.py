@@ -93,3 +93,17 @@ async def test_K4_a_late_copy_of_an_old_bet_settled_marks_its_own_bet_not_a_newe
         assert not (await store.bet(conn, f"{table_id}:30")).applied  # type: ignore[union-attr]
         await store.mark_applied(conn, table_id, 0, 33)
         assert (await store.bet(conn, f"{table_id}:30")).applied  # type: ignore[union-attr]
+
+
+async def test_E2_the_window_given_again_is_the_one_the_table_gave_not_what_was_left_when_read(
+    pool: asyncpg.Pool,
+) -> None:
+    """A bet read late (a backlog after a restart) has little of its time left when the service opens it:
+    an outage's grace still gives the bettor the whole window the table's event gave."""
+    casino = Casino(pool)
+    table_id = "t-" + uuid.uuid4().hex[:8]
+    assert await casino.open(table_id, 10, 0, 5_000, wall_ms() + 100, window_ms=1_500)
+    now = wall_ms()
+    async with pool.acquire() as conn:
+        assert await store.restart_window(conn, f"{table_id}:10", now) == now + 1_500
+    casino.stop()
