@@ -666,6 +666,23 @@ def test_E4_rent_at_minute_70_is_taxed_60_percent() -> None:
     assert s.bank_in == bank_in + 300  # 60% to the bank
 
 
+def test_E4_D3_a_bankruptcy_over_a_taxed_rent_hands_everything_to_the_owner() -> None:
+    """E4 takes its share of rent paid; a debtor who cannot pay goes bankrupt to the owner instead, and
+    D3 gives the owner everything: the bank's share of a rent never paid is not taken out of it."""
+    t = Table(players=3, seed=6)
+    idle_until(t, 69 * MIN + 30_000)
+    s = t.state
+    payer = s.current
+    owner = next(seat for seat in s.active_seats if seat != payer)
+    give(s, owner, 39)  # rent $500, 60% of it the bank's when paid
+    s.players[owner].in_jail = False
+    set_cash(t, payer, 100)  # nothing else to sell or mortgage
+    owner_cash, bank_in = s.players[owner].cash, s.bank_in
+    events = roll_to(t, 39)
+    assert PlayerBankrupt(payer, owner, 3, "debt") in events
+    assert s.players[owner].cash == owner_cash + 100 and s.bank_in == bank_in
+
+
 def test_E4_rent_tax_caps_at_99_percent_late_in_the_game() -> None:
     t = Table(players=3, seed=6)
     idle_until(t, 120 * MIN)
