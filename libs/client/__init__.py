@@ -67,7 +67,7 @@ from monopoly.v1 import (
     trade_pb2_grpc,
 )
 from servicekit import auth
-from servicekit.routing import RoutedTableStub
+from servicekit.routing import RoutedTableStub, retry_after_s, retry_hint_ms
 from servicekit.settings import token_secret
 from servicekit.wire import command_to_proto, event_from_proto, trade_terms
 
@@ -99,19 +99,9 @@ RETRIED = frozenset(
 )
 
 
-def retry_hint_ms(exc: grpc.aio.AioRpcError) -> int | None:
-    """The server's `retry-after-ms` hint (trailing metadata; a Play refusal's `retry_after_ms`), if any."""
-    for key, value in exc.trailing_metadata() or ():
-        if key == "retry-after-ms":
-            with contextlib.suppress(ValueError):
-                return int(value)
-    return None
-
-
 def retry_after(exc: grpc.aio.AioRpcError) -> float:
     """Seconds to wait before retrying: the server's `retry-after-ms` hint, else RETRY_S (capped at 5 s)."""
-    hint = retry_hint_ms(exc)
-    return RETRY_S if hint is None else min(5.0, max(0.0, hint / 1000))
+    return retry_after_s(exc, RETRY_S)
 
 
 def bot_service_token() -> str:

@@ -56,12 +56,19 @@ def answered(exc: grpc.aio.AioRpcError) -> bool:
     return any(key == "retry-after-ms" for key, _ in exc.trailing_metadata() or ())
 
 
-def _retry_s(exc: grpc.aio.AioRpcError) -> float:
+def retry_hint_ms(exc: grpc.aio.AioRpcError) -> int | None:
+    """The server's `retry-after-ms` hint (trailing metadata; a Play refusal's `retry_after_ms`), if any."""
     for key, value in exc.trailing_metadata() or ():
         if key == "retry-after-ms":
             with contextlib.suppress(ValueError):
-                return min(5.0, max(0.05, int(value) / 1000))
-    return 0.25
+                return int(value)
+    return None
+
+
+def retry_after_s(exc: grpc.aio.AioRpcError, default_s: float = 0.25) -> float:
+    """Seconds to wait before calling again: the server's hint (50 ms to 5 s), else `default_s`."""
+    hint = retry_hint_ms(exc)
+    return default_s if hint is None else min(5.0, max(0.05, hint / 1000))
 
 
 class RoutedTableStub(table_pb2_grpc.TableServiceStub):  # type: ignore[misc]
@@ -125,7 +132,7 @@ class RoutedTableStub(table_pb2_grpc.TableServiceStub):  # type: ignore[misc]
                         target = where
                         continue
                     if where == "" and asyncio.get_running_loop().time() < waited_until:
-                        await asyncio.sleep(_retry_s(exc))  # between owners: ask the first instance again
+                        await asyncio.sleep(retry_after_s(exc))  # between owners: ask the first instance again
                         target = None
                         continue
                     if target is not None:  # the remembered owner is gone: ask the first instance
@@ -139,7 +146,7 @@ class RoutedTableStub(table_pb2_grpc.TableServiceStub):  # type: ignore[misc]
                     )
                     if retried and asyncio.get_running_loop().time() < waited_until:
                         # the instance the first channel reached died under the call: another one answers
-                        await asyncio.sleep(_retry_s(exc))
+                        await asyncio.sleep(retry_after_s(exc))
                         continue
                     raise
 
@@ -314,7 +321,7 @@ class RoutedWatch:
                         if loop.time() > waited_until:
                             raise
                         self.routed.owners.pop(table_id, None)
-                        await asyncio.sleep(_retry_s(exc) if where == "" else 0.1)
+                        await asyncio.sleep(retry_after_s(exc) if where == "" else 0.1)
                     else:
                         raise
                     self.resumed += 1

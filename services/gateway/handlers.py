@@ -57,7 +57,7 @@ from monopoly.v1 import (
 )
 from servicekit import auth, credentials
 from servicekit.errors import Unauthenticated
-from servicekit.routing import RoutedTableStub
+from servicekit.routing import RoutedTableStub, retry_after_s
 from servicekit.settings import TLSSettings
 from servicekit.wire import command_to_proto, event_from_proto, trade_terms
 
@@ -183,14 +183,6 @@ class Clock:
 
     def wall_of(self, game_ms: int) -> int:
         return self.wall_ms + (game_ms - self.game_ms) // max(self.scale, 1)
-
-
-def _retry_after_s(exc: grpc.aio.AioRpcError) -> float:
-    """The server's `retry-after-ms` hint (a quota's), else RETRY_S; at most 5 s."""
-    for key, value in exc.trailing_metadata() or ():
-        if key == "retry-after-ms" and str(value).isdigit():
-            return min(5.0, max(0.05, int(value) / 1000))
-    return RETRY_S
 
 
 class Session:
@@ -464,7 +456,7 @@ class Session:
             except grpc.aio.AioRpcError as exc:
                 if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:  # a quota (many watchers reconnecting)
                     await self.push({"type": "notice", "message": "the table is busy; following again"})
-                    await asyncio.sleep(_retry_after_s(exc))
+                    await asyncio.sleep(retry_after_s(exc, RETRY_S))
                     continue
                 if exc.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
                     await self.push({"type": "error", "table_id": table_id, "error": rpc_error(exc).as_data()})

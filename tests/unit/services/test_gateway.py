@@ -156,16 +156,16 @@ def test_behind_a_trusted_proxy_the_client_is_the_last_address_it_did_not_add() 
 
 def test_a_watch_refused_by_a_quota_is_followed_again_after_the_servers_hint() -> None:
     """Many spectators reconnecting at once (a failover) meet the stream-open quota: the gateway waits
-    as told and follows the table again, where it used to give the browser up."""
+    as told (`retry_after_s`) and follows the table again, where it used to give the browser up."""
     import grpc
 
-    from services.gateway.handlers import RETRY_S, _retry_after_s
+    from servicekit.routing import retry_after_s
 
     def refused(*trailing: tuple[str, str]) -> grpc.aio.AioRpcError:
         return grpc.aio.AioRpcError(
             grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.aio.Metadata(), grpc.aio.Metadata(*trailing), "quota"
         )
 
-    assert _retry_after_s(refused(("retry-after-ms", "1200"))) == 1.2
-    assert _retry_after_s(refused(("retry-after-ms", "60000"))) == 5.0
-    assert _retry_after_s(refused()) == RETRY_S
+    assert retry_after_s(refused(("retry-after-ms", "1200")), 0.5) == 1.2
+    assert retry_after_s(refused(("retry-after-ms", "60000")), 0.5) == 5.0
+    assert retry_after_s(refused(), 0.5) == 0.5
