@@ -11,7 +11,7 @@ import asyncpg
 import grpc
 import pytest
 
-from client import BotTable, connect
+from client import BotTable
 from client.platform import Platform
 from engine import EndTurn
 from monopoly.v1 import table_pb2, table_pb2_grpc
@@ -19,10 +19,9 @@ from servicekit import grpcserver
 from servicekit.quotas import QuotaSettings
 from servicekit.wire import command_to_proto
 from services.table import api
-from services.table.api import TableService, register
-from services.table.tables import Tables
 
 from ..integration.helpers import get
+from .helpers import table_service
 
 pytestmark = pytest.mark.integration
 
@@ -34,19 +33,8 @@ async def two_streams(
     """A table service in this process whose principals may hold two streams each, and whose Play
     streams must bring their first request within half a second."""
     monkeypatch.setattr(api, "PLAY_FIRST_REQUEST_S", 0.5)
-    tables = Tables(pool, token_secret=platform.token_secret)
-    server, port, _ = await grpcserver.start_server(
-        "127.0.0.1", 0, register(TableService(tables)), ["monopoly.v1.TableService"],
-        quota_settings=QuotaSettings(streams=2),
-    )  # fmt: skip
-    channel, stub = connect(f"127.0.0.1:{port}")
-    try:
+    async with table_service(platform, pool, QuotaSettings(streams=2)) as stub:
         yield stub
-    finally:
-        await channel.close()
-        await server.stop(None)
-        await tables.stop()
-        grpcserver.QUOTAS = None
 
 
 async def test_a_play_stream_that_sends_nothing_is_closed(two_streams: table_pb2_grpc.TableServiceStub) -> None:

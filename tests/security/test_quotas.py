@@ -26,15 +26,13 @@ from client import BotTable, connect
 from client.platform import Platform
 from engine import EndTurn, Roll
 from monopoly.v1 import table_pb2, table_pb2_grpc
-from servicekit import grpcserver
 from servicekit.embedded import nats_server
 from servicekit.natsauth import BusUsers
 from servicekit.quotas import QuotaSettings
 from servicekit.wire import command_to_proto
-from services.table.api import TableService, register
-from services.table.tables import Tables
 
 from ..integration.helpers import get
+from .helpers import table_service
 
 pytestmark = pytest.mark.integration
 
@@ -45,18 +43,8 @@ FLOOD = 60
 @pytest.fixture
 async def small_quotas(platform: Platform, pool: asyncpg.Pool) -> AsyncIterator[table_pb2_grpc.TableServiceStub]:
     """A table service in this process (the session's database) whose seats may send 5 commands/s."""
-    tables = Tables(pool, token_secret=platform.token_secret)
-    server, port, _ = await grpcserver.start_server(
-        "127.0.0.1", 0, register(TableService(tables)), ["monopoly.v1.TableService"], quota_settings=QUOTA
-    )
-    channel, stub = connect(f"127.0.0.1:{port}")
-    try:
+    async with table_service(platform, pool, QUOTA) as stub:
         yield stub
-    finally:
-        await channel.close()
-        await server.stop(None)
-        await tables.stop()
-        grpcserver.QUOTAS = None
 
 
 async def test_a_seat_flooding_commands_is_refused_with_a_retry_hint_and_another_table_plays_on(
