@@ -150,12 +150,11 @@ class Relay:
             chains: dict[str, list[asyncpg.Record]] = {}
             for r in rows:
                 chains.setdefault(ordering_key(r["msg_id"]), []).append(r)
-            try:  # an ack lost with a connection (NATS restarted) never comes: give up, publish again
-                acked = await asyncio.wait_for(
-                    asyncio.gather(*(self._publish_in_turn(chain) for chain in chains.values())), ACK_TIMEOUT_S
-                )
-            except TimeoutError:
-                raise  # the chains' publishes waiting for their acks were cancelled with them
+            # An ack lost with a connection (NATS restarted) never comes: give up (TimeoutError; the chains'
+            # publishes waiting for their acks are cancelled with them) and publish again.
+            acked = await asyncio.wait_for(
+                asyncio.gather(*(self._publish_in_turn(chain) for chain in chains.values())), ACK_TIMEOUT_S
+            )
             for acks in acked:
                 for ack in acks:
                     (DUPLICATES if ack.duplicate else PUBLISHED).labels(self.service).inc()

@@ -29,13 +29,17 @@ class MissingSecret(SystemExit):
 
 def dev_mode(env: Env | None = None) -> bool:
     """MONOPOLY_DEV=1: a laptop's explicit dev mode (a per-machine dev key when no key is set)."""
-    return environ(env).get("MONOPOLY_DEV", "") in ("1", "true", "yes")
+    return _flag(env, "MONOPOLY_DEV")
 
 
 def nats_anonymous(env: Env | None = None) -> bool:
     """NATS_ANONYMOUS=1: connect to an open NATS without credentials (a laptop, a test server); a
     service refuses to start without its bus user's password otherwise (outside dev mode)."""
-    return environ(env).get("NATS_ANONYMOUS", "") in ("1", "true", "yes")
+    return _flag(env, "NATS_ANONYMOUS")
+
+
+def _flag(env: Env | None, name: str) -> bool:
+    return environ(env).get(name, "") in ("1", "true", "yes")
 
 
 def dev_secret_dir(env: Env | None = None) -> Path:

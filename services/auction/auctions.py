@@ -35,6 +35,7 @@ from engine.auction import AuctionLimitsChanged, AuctionSettled, AuctionStarted,
 from engine.state import AuctionState
 from monopoly.v1 import auction_pb2
 from servicekit import bus
+from servicekit.consumers import nothing_to_read
 from servicekit.errors import NotFound, Stale, Unavailable, unreachable
 
 from . import store
@@ -243,10 +244,6 @@ def view(row: AuctionRow) -> auction_pb2.AuctionView:
     )
 
 
-async def _nothing_to_read() -> None:
-    """`Auctions.read_through` without consumers (tests that drive the handlers themselves)."""
-
-
 @dataclass(eq=False)
 class Auction:
     """An open auction in memory: its row as committed, its lock, timer and watchers."""
@@ -269,7 +266,7 @@ class Auctions:
         self.relay_wake: Callable[[], None] = lambda: None
         #: Waits until the table events published so far are handled (`Consumers.read_through`): a
         #: time-out asks it first, so a pause (E5) the table published before the time ran out is seen.
-        self.read_through: Callable[[], Awaitable[None]] = _nothing_to_read
+        self.read_through: Callable[[], Awaitable[None]] = nothing_to_read
         self._tasks: set[asyncio.Task[None]] = set()
         self._stopped = False
 

@@ -33,6 +33,7 @@ from engine.casino import DRAWS_PER_BET
 from engine.config import CasinoRules
 from monopoly.v1 import casino_pb2
 from servicekit import bus
+from servicekit.consumers import nothing_to_read
 from servicekit.errors import NotFound, unreachable
 from servicekit.idempotency import first_delivery
 
@@ -106,10 +107,6 @@ def outcome(b: Bet, rules: CasinoRules) -> Bet:
     )
 
 
-async def _nothing_to_read() -> None:
-    """`Casino.read_through` without consumers (tests that drive the handlers themselves)."""
-
-
 class Casino:
     """The service's bets and pools over Postgres, with a timer per open bet."""
 
@@ -119,7 +116,7 @@ class Casino:
         self.relay_wake: Callable[[], None] = lambda: None
         #: Waits until the table events published so far are handled (`Consumers.read_through`): a
         #: time-out asks it first, so a pause (E5) the table published before the time ran out is seen.
-        self.read_through: Callable[[], Awaitable[None]] = _nothing_to_read
+        self.read_through: Callable[[], Awaitable[None]] = nothing_to_read
         self.timers: dict[str, asyncio.TimerHandle] = {}
         #: E2: bets whose time ran out while Postgres was away: the next time-out restarts their window.
         self.outage_bets: set[str] = set()
@@ -311,9 +308,10 @@ class Casino:
             try:
                 async with self.pool.acquire() as conn, conn.transaction():
                     b = await store.bet(conn, bet_id, lock=True)
-                    if b is None or b.status != "open" or b.paused:
-                        if b is None or b.status != "open":
-                            self.outage_bets.discard(bet_id)
+                    if b is None or b.status != "open":
+                        self.outage_bets.discard(bet_id)
+                        return False
+                    if b.paused:
                         return False
                     now = wall_ms()
                     if b.deadline_unix_ms > now:  # moved on (a pause): wait for the new deadline
@@ -336,10 +334,10 @@ class Casino:
                 log.info("bet %s timed out: declined for seat %d", bet_id, b.seat)
                 return True
             except Exception as exc:
-                if not unreachable(exc) and not isinstance(exc, (OSError, asyncpg.PostgresError)):
-                    raise
                 if unreachable(exc):
                     self.outage_bets.add(bet_id)
+                elif not isinstance(exc, asyncpg.PostgresError):
+                    raise
                 log.exception("bet %s: time-out failed (attempt %d); retrying", bet_id, attempt + 1)
                 await asyncio.sleep(min(5.0, 0.2 * 2**attempt))
         return False

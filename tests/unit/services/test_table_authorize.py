@@ -57,3 +57,10 @@ def test_another_table_instance_may_pass_a_result_on() -> None:
     """The instance that read a result from the bus sends it to the one that runs the table."""
     forwarder = Claims(ANY_TABLE, -1, "table", "service", 0)
     assert Tables.authorize(None, actor(), forwarder, SettleAuction(-1, 1, 1, 100)) is None  # type: ignore[arg-type]
+
+
+def test_every_result_of_a_sub_protocol_names_the_service_that_sends_it() -> None:
+    from engine import SYSTEM_COMMANDS
+    from services.table.tables import RESULT_SENDERS
+
+    assert set(RESULT_SENDERS) == SYSTEM_COMMANDS
