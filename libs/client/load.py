@@ -41,6 +41,8 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 
+from services.matchmaking.queues import QUEUE_MODES
+
 from . import BotTable, SubProtocolStubs, connect
 from .matchmaking import MatchmakingClient, Player
 
@@ -81,6 +83,11 @@ class LoadSpec:
     #: Stop after this many seconds (None: when every table has ended).
     duration_s: float | None = None
     via: Via = "matchmaking"
+    #: Through matchmaking, each table's players queue as parties (as large as the mode allows), so
+    #: they are seated together and every table forms; False: each alone, mixed by R4 with whoever
+    #: waits, where a player left over when the ramp ends may wait for ever (the last one of six
+    #: waiting, say, when a table of five forms).
+    parties: bool = True
     mode: str = "classic"
     players: int = 4
     processes: int = 1
@@ -306,7 +313,7 @@ class Generator:
         players = [await self.mm.register(f"{tag}-{i}") for i in range(spec.players)]
         wait_s = max(60.0, spec.stall_s)
         try:
-            tickets = await self.mm.queue_and_wait(players, spec.mode, timeout=wait_s)
+            tickets = await self.mm.queue_groups_and_wait(self._parties(players), spec.mode, timeout=wait_s)
         except TimeoutError:
             await self._unqueue(players)
             raise TimeoutError(f"matchmaking did not seat its {spec.players} players within {wait_s:g} s") from None
@@ -319,6 +326,13 @@ class Generator:
             game.table_id = ticket.table_id
             game.tokens[ticket.seat] = ticket.seat_token
         return list(games.values())
+
+    def _parties(self, players: list[Player]) -> list[list[Player]]:
+        """The table's players as the parties they queue in (R4: a party at most the mode's size)."""
+        if not self.spec.parties:
+            return [[p] for p in players]
+        most = QUEUE_MODES[self.spec.mode].max_party
+        return [players[i : i + most] for i in range(0, len(players), most)]
 
     async def _unqueue(self, players: list[Player]) -> None:
         """Take players whose wait ended unseated out of the queue, so matchmaking does not seat them
@@ -511,7 +525,10 @@ def percentiles_ms(hist: HdrHistogram) -> dict[str, float]:
 
 def describe(spec: LoadSpec) -> str:
     pace = f"{spec.think_s:g} s per decision" if spec.think_s else "as fast as answered"
-    how = "queued through matchmaking" if spec.via == "matchmaking" else "created with CreateTable"
+    if spec.via == "create":
+        how = "created with CreateTable"
+    else:
+        how = f"queued through matchmaking {'in parties' if spec.parties else 'one by one'}"
     until = f"for {spec.duration_s:g} s" if spec.duration_s else "until every game ended"
     return (
         f"{spec.tables} {spec.mode} tables of {spec.players} bots ({how}), {pace}, opened at {spec.ramp:g} tables/s "

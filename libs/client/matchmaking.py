@@ -102,9 +102,18 @@ class MatchmakingClient:
         self, players: Sequence[Player], mode: str, party: bool = False, bot_fill: bool = False, timeout: float = WAIT_S
     ) -> list[SeatTicket]:
         """Enqueue `players` (as one party when `party`) and wait until each is seated."""
-        party_id = uuid.uuid4().hex if party else ""
-        for p in players:
-            await self.enqueue(p, mode, party_id, len(players) if party else 0, bot_fill)
+        groups = [list(players)] if party else [[p] for p in players]
+        return await self.queue_groups_and_wait(groups, mode, bot_fill, timeout)
+
+    async def queue_groups_and_wait(
+        self, groups: Sequence[Sequence[Player]], mode: str, bot_fill: bool = False, timeout: float = WAIT_S
+    ) -> list[SeatTicket]:
+        """Enqueue each group as a party (a group of one alone) and wait until every player is seated."""
+        for group in groups:
+            party_id = uuid.uuid4().hex if len(group) > 1 else ""
+            for p in group:
+                await self.enqueue(p, mode, party_id, len(group) if party_id else 0, bot_fill)
+        players = [p for group in groups for p in group]
         return list(await asyncio.gather(*(self.wait_match(p, timeout) for p in players)))
 
     async def host_custom(self, host: Player, settings_json: str = "", seats: int = 0) -> pb.LobbyView:

@@ -40,6 +40,12 @@ def add(sub: Subcommands) -> None:
     load.add_argument(
         "--via", choices=("matchmaking", "create"), default="matchmaking", help="queue players, or CreateTable"
     )
+    load.add_argument(
+        "--singles",
+        action="store_true",
+        help="queue each player alone, mixed by matchmaking with whoever waits (default: each table's "
+        "players queue as parties and sit together, so every table forms)",
+    )
     load.add_argument("--mode", choices=sorted(QUEUED_MODES), default="classic")
     load.add_argument("--processes", type=int, default=1, help="load-generator processes (default 1)")
     load.add_argument("--clock-scale", type=int, default=1, help="CreateTable's clock scale (--via create)")
@@ -143,6 +149,7 @@ def start(args: argparse.Namespace) -> int:
         opening=args.opening,
         duration_s=args.duration,
         via=args.via,
+        parties=not args.singles,
         mode=args.mode,
         players=3 if args.mode == "duel" else 4,
         processes=args.processes,

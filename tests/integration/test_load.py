@@ -20,7 +20,7 @@ from hdrh.histogram import HdrHistogram
 
 from client import BotTable, SubProtocolStubs, connect
 from client.load import Generator, LoadSpec, Targets
-from client.matchmaking import MatchmakingClient
+from client.matchmaking import MatchmakingClient, Player
 from client.platform import Platform
 from monopoly.v1 import matchmaking_pb2, table_pb2
 from servicekit.embedded import free_port
@@ -274,3 +274,47 @@ async def test_players_still_queued_when_a_run_stops_are_taken_out_of_the_queue(
     finally:
         await mm.close()
         await generator.channel.close()
+
+
+async def test_a_tables_players_queue_as_a_party_so_players_already_waiting_cannot_split_them(
+    platform: Platform,
+) -> None:
+    """Two players wait alone in the classic queue. Queued one by one, three of the table's four would
+    be seated with them at a table of five (R4), the fourth left to wait for ever; as a party the four
+    sit together at one table (with one of those waiting: a fifth fits)."""
+    spec = LoadSpec(
+        targets=Targets(table=platform.table_target, matchmaking=platform.target("matchmaking")), tables=1, seed=71
+    )
+    generator = Generator(spec, 0)
+    mm = generator.mm = MatchmakingClient(platform.target("matchmaking"))
+    generator.channel, generator.stub = connect(platform.table_target)
+    generator.services = SubProtocolStubs()
+    waiting = [await mm.register(f"load-party-waiting-{i}") for i in range(2)]
+    try:
+        for player in waiting:
+            await mm.enqueue(player, "classic")
+        games = await generator._form(0)
+        assert len(games) == 1, [g.table_id for g in games]
+        assert len(games[0].tokens) == 4
+        for game in games:
+            await game.resign(patience_s=0)
+    finally:
+        await generator._unqueue(waiting)
+        await mm.close()
+        await generator.channel.close()
+
+
+def test_a_tables_players_are_split_into_parties_no_larger_than_the_mode_allows() -> None:
+    """R4: a party of up to 4 in Classic, 2 in Duel (3 players) and Team (two parties of two)."""
+    players = [Player(f"p{i}", "", f"p{i}") for i in range(4)]
+    targets = Targets(table="")
+
+    def sizes(mode: str, n: int, parties: bool = True) -> list[int]:
+        generator = Generator(LoadSpec(targets, 1, mode=mode, players=n, parties=parties, via="create"), 0)
+        return [len(p) for p in generator._parties(players[:n])]
+
+    assert sizes("classic", 4) == [4]
+    assert sizes("hasbro", 4) == [4]
+    assert sizes("duel", 3) == [2, 1]
+    assert sizes("team", 4) == [2, 2]
+    assert sizes("classic", 4, parties=False) == [1, 1, 1, 1]
