@@ -187,7 +187,8 @@ class Chaos:
             if game.state is not None and game.state.finished:
                 return  # its last command was the end: nothing left to resume
             if time.monotonic() - killed_at > RESUME_TIMEOUT_S:
-                self.never_resumed.append(table_id)
+                # What it waits for, read now: by the end of the run it may have played on.
+                self.never_resumed.append(await describe_stalled(self.rig, [game]))
                 return
             await asyncio.sleep(0.02)
         self.pauses.append(time.monotonic() - killed_at)
@@ -228,7 +229,9 @@ async def test_chaos_every_service_killed_in_turn_and_a_nats_node(rig: Rig) -> N
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
     assert any(k.startswith("table-") for k in chaos.kills), chaos.kills
-    assert not chaos.never_resumed, f"tables never played again after their instance died: {chaos.never_resumed}"
+    assert not chaos.never_resumed, "tables not played again within {:g} s after their instance died:\n{}".format(
+        RESUME_TIMEOUT_S, "\n".join(chaos.never_resumed)
+    )
     assert chaos.pauses, "no table of a killed instance was measured"
     events = await check_records(rig, list(games.values()), tickets)
     print(
