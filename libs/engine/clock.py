@@ -114,12 +114,13 @@ def _decision_deadline(state: TableState) -> int:
     return state.clock if state.timed_out else state.turn_deadline
 
 
-def auctions_put_off(ctx: Ctx) -> None:
+def auctions_put_off(ctx: Ctx, expiry: bool) -> None:
     """E5: the auctions that waited for the resume open now: a turn that started during the pause
-    (its player left, R3) has its M3 expiry, then the D4 queue has its next auction. No auction opens
-    while paused: a delegated one's bid clock would run at the auction service meanwhile."""
-    state = ctx.state
-    if not state.rolled and state.phase is Phase.PRE_ROLL:
+    (its player left, R3) has its M3 expiry (`expiry`: `expiry_at_resume` as it stood before the
+    resume), then the D4 queue has its next auction. No auction opens while paused: a delegated
+    one's bid clock would run at the auction service meanwhile. A turn whose expiry was checked at
+    its start is not checked again: a mortgage received since waits for its owner's next turn."""
+    if expiry:
         flow.STEPS.expire_mortgages(ctx)
     flow.auction_returned(ctx)
 
@@ -131,8 +132,9 @@ def _fire(ctx: Ctx) -> None:
         ctx.emit(PauseRejected(PauseRejection.TIMEOUT))  # E5: silence is no
         return
     if state.resume_at >= 0 and state.resume_at <= state.clock:
+        expiry = state.expiry_at_resume  # read first: the resume clears it
         ctx.emit(GameResumed(state.clock - state.paused_at))
-        auctions_put_off(ctx)
+        auctions_put_off(ctx, expiry)
         return
     phase = state.phase
     actor = state.actor
@@ -310,6 +312,7 @@ def _ev_resume_scheduled(s: TableState, e: ResumeScheduled) -> None:
 def _ev_resumed(s: TableState, e: GameResumed) -> None:
     """E5: every timer was frozen; it goes on from where it stood."""
     s.paused = False
+    s.expiry_at_resume = False
     s.resume_at = -1
     s.back = []
     s.paused_total += e.paused_ms

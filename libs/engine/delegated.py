@@ -87,11 +87,11 @@ def do_bid(ctx: Ctx, cmd: Command) -> None:
     state = ctx.state
     auction = state.auction
     assert auction is not None
-    reason, seller = auction.reason, auction.seller
+    reason, seller, expiry_after = auction.reason, auction.seller, auction.expiry_after
     for event in auctions.decide(auction, cmd, _bid_limit(state, cmd)):
         ctx.emit(event)
         if isinstance(event, auctions.AuctionSettled):
-            after_auction(ctx, event, reason, seller)
+            after_auction(ctx, event, reason, seller, expiry_after=expiry_after)
 
 
 def _external(state: TableState, sub_protocol: str, rule: str) -> None:
@@ -124,7 +124,7 @@ def _do_settle_auction(ctx: Ctx, cmd: auctions.SettleAuction) -> None:
     settled = auctions.AuctionSettled(auction.auction_id, auction.square, winner, price)
     reason, seller = auction.reason, auction.seller
     ctx.emit(settled)
-    after_auction(ctx, settled, reason, seller)
+    after_auction(ctx, settled, reason, seller, expiry_after=auction.expiry_after)
 
 
 # -- trades (T) -------------------------------------------------------------------------
@@ -311,8 +311,11 @@ def _ev_auction_limits(s: TableState, e: auctions.AuctionLimitsChanged) -> None:
 
 
 def _ev_auction_settled(s: TableState, e: auctions.AuctionSettled) -> None:
-    seller = s.auction.seller if s.auction is not None else BANK
-    reason = s.auction.reason if s.auction is not None else None
+    auction = s.auction
+    seller = auction.seller if auction is not None else BANK
+    reason = auction.reason if auction is not None else None
+    if s.paused and auction is not None and (auction.expiry_after or reason == AuctionReason.MORTGAGE_EXPIRED):
+        s.expiry_at_resume = True  # M3: the check after this auction (`after_auction`) waits for the resume
     s.auction = None
     s.next_auction_id = max(s.next_auction_id, e.auction_id + 1)
     if e.winner != BANK and reason in BUILDING_AUCTIONS:  # P10: a building to place, not a square

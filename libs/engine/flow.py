@@ -416,10 +416,15 @@ def refresh_auction_limits(ctx: Ctx) -> None:
 
 
 def after_auction(
-    ctx: Ctx, settled: auctions.AuctionSettled, reason: AuctionReason, seller: int = BANK, returned: bool = True
+    ctx: Ctx,
+    settled: auctions.AuctionSettled,
+    reason: AuctionReason,
+    seller: int = BANK,
+    returned: bool = True,
+    expiry_after: bool = False,
 ) -> None:
     """A3: the winning bid is a mandatory payment; then the next M3 or D4 auction, if any, or the M3
-    expiry the turn's start put off while this auction ran."""
+    expiry the turn's start put off while this auction ran (`expiry_after`: the auction's own flag)."""
     if settled.winner != BANK:
         if seller != BANK:  # X3: the seller gets the price less the lifting cost
             cfg = ctx.state.config
@@ -435,10 +440,8 @@ def after_auction(
             )
         else:
             charge(ctx, settled.winner, BANK, settled.price, PaymentReason.AUCTION, settled.square)  # A3
-    if reason == AuctionReason.MORTGAGE_EXPIRED:
-        STEPS.expire_mortgages(ctx)
-    elif reason != AuctionReason.BANKRUPT and not ctx.state.rolled:
-        STEPS.expire_mortgages(ctx)  # M3: a turn that started while this auction ran (its player left, R3)
+    if reason == AuctionReason.MORTGAGE_EXPIRED or expiry_after:  # M3: the next expired mortgage, or the
+        STEPS.expire_mortgages(ctx)  # check of a turn that started while this auction ran (its player left, R3)
     if returned:  # D4: properties a bankruptcy returned while this auction ran wait for its end
         auction_returned(ctx)  # (`bankrupt` calls it itself, after the turn it may end)
 
@@ -481,7 +484,9 @@ def bankrupt(ctx: Ctx, seat: int, creditor: int, cause: BankruptCause = Bankrupt
             settled = auctions.result_if_closed(auction)
         if settled is not None:
             ctx.emit(settled)
-            after_auction(ctx, settled, auction.reason, auction.seller, returned=False)
+            after_auction(
+                ctx, settled, auction.reason, auction.seller, returned=False, expiry_after=auction.expiry_after
+            )
     if state.vote_deadline >= 0 and not game_decided(state):
         STEPS.pause_if_agreed(ctx)  # E5: the one who had not answered has left
     if state.paused and state.resume_at < 0 and not game_decided(state):

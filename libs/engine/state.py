@@ -143,6 +143,8 @@ class AuctionState:
     #: External auctions (A3): per bidder, the most they could pay as last told to the auction
     #: service (`AuctionStarted.limits`, then `AuctionLimitsChanged`); empty at a table's own auction.
     limits: tuple[int, ...] = ()
+    #: M3: a turn began while this auction ran, so its mortgage expiry waits for the auction's end.
+    expiry_after: bool = False
 
     def copy(self) -> AuctionState:
         return replace(self, bidders=list(self.bidders), out=list(self.out))
@@ -221,6 +223,9 @@ class TableState:
     paused_total: int = 0  # pauses so far, in ms (game minutes exclude them)
     back: list[int] = field(default_factory=list)  # E5: seats that confirmed they are back
     resume_at: int = -1  # E5: end of the resume countdown, -1 when none
+    #: M3: the turn's mortgage expiry waits for the resume (E5): the turn began, or an M3 auction
+    #: ended, while paused. Only then does a resume look for expired mortgages.
+    expiry_at_resume: bool = False
     # -- the speed die and other choices (X6, C4 Duel) ------------------------------
     choice: str = ""  # "bus" | "triple" | "demolish" while the player chooses
     speed: int = 0  # the speed die of the last roll
@@ -399,6 +404,7 @@ class TableState:
             paused_total=self.paused_total,
             back=list(self.back),
             resume_at=self.resume_at,
+            expiry_at_resume=self.expiry_at_resume,
             choice=self.choice,
             speed=self.speed,
             mr_monopoly=self.mr_monopoly,

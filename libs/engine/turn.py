@@ -227,6 +227,10 @@ def _ev_turn_started(s: TableState, e: TurnStarted) -> None:
     s.doubles = 0
     s.builds.clear()
     s.proposals = 0
+    # M3: the expiry check that follows a turn's start waits while paused or while an auction runs.
+    s.expiry_at_resume = s.paused
+    if s.auction is not None:
+        s.auction.expiry_after = True
 
 
 def _ev_dice(s: TableState, e: DiceRolled) -> None:

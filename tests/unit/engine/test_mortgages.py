@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from engine import (
     BANK,
+    AcceptTrade,
+    AuctionMortgaged,
     AuctionSettled,
     AuctionStarted,
     Bid,
     Build,
+    ConfirmBack,
     EndTurn,
     Event,
     LiftMortgage,
@@ -22,8 +27,15 @@ from engine import (
     PaymentMade,
     Phase,
     PropertyMortgaged,
+    ProposeTrade,
+    RequestPause,
     SellBuilding,
+    SettleAuction,
+    Tick,
+    VotePause,
+    classic,
     legal_commands,
+    preset,
 )
 
 from .helpers import Table, give, refused, roll_onto
@@ -348,3 +360,80 @@ def test_M3_several_expired_mortgages_are_auctioned_one_after_another() -> None:
     assert t.state.players[first].cash == START_CASH - 2000
     assert t.state.players[owner].cash == START_CASH - 1000
     assert t.state.phase is Phase.PRE_ROLL and t.state.actor == owner
+
+
+def received_past_the_limit(t: Table, giver: int, square: int, give_cash: int = 10) -> int:
+    """In round 8 the current player, whose turn began without an expired mortgage, takes `square` from
+    `giver` by trade, mortgaged in round 1 (it keeps its M3 clock). Returns the receiver."""
+    me = t.state.current
+    t.state.round = 8
+    give(t.state, giver, square)
+    t.state.mortgaged_round[square] = 1
+    t.do(ProposeTrade(me, giver, give_cash=give_cash, take_squares=(square,)))
+    assert t.state.trade is not None
+    t.do(AcceptTrade(giver, t.state.trade.trade_id))
+    assert t.state.owner[square] == me and t.state.mortgaged_round[square] == 1
+    return me
+
+
+def test_M3_E5_a_mortgage_received_during_the_turn_is_not_lost_at_a_resume_but_at_its_owners_next_turn() -> None:
+    """Team 2v2 (T4: teammates may trade a mortgaged square). The turn's expiry check ran at its start;
+    a pause and resume in the same turn does not run it again."""
+    t = Table(4, config=preset("team"))
+    me = t.state.current
+    mate = next(s for s in range(4) if s != me and s % 2 == me % 2)
+    received_past_the_limit(t, mate, 1)
+    t.do(RequestPause(me))
+    for seat in t.state.active_seats:
+        if seat != me:
+            t.do(VotePause(seat, True))
+    for seat in t.state.active_seats:
+        t.do(ConfirmBack(seat))
+    events = t.do(Tick(t.state.resume_at))
+    assert "GameResumed" in t.types(events) and not of(events, MortgageExpired)
+    assert t.state.owner[1] == me and t.state.auction is None and t.state.phase is Phase.PRE_ROLL
+    for _ in range(3):
+        assert not of(pass_turn(t), MortgageExpired)
+    events = pass_turn(t)  # the next turn of its owner starts
+    assert t.state.current == me and of(events, MortgageExpired) == [MortgageExpired(me, 1)]
+
+
+def test_M3_X3_a_mortgage_received_during_the_turn_is_not_lost_when_an_auction_of_that_turn_ends() -> None:
+    """Duel with mortgaged squares tradeable (a custom table): the owner's auction of another mortgaged
+    square (X3) ends in the same pre-roll; the expiry check of the turn's start is not run again."""
+    duel = preset("duel")
+    t = Table(3, config=replace(duel, trade=replace(duel.trade, mortgaged_tradeable=True)))
+    other = next_seat(t)
+    me = received_past_the_limit(t, other, 1, give_cash=t.state.config.board.squares[1].price)
+    give(t.state, me, 3)
+    t.state.buildings[3] = 0
+    t.state.mortgaged_round[3] = 8
+    t.do(AuctionMortgaged(me, 3))
+    events: list[Event] = []
+    while t.state.auction is not None:
+        events += t.do(PassBid(t.state.actor))
+    assert of(events, AuctionSettled) and not of(events, MortgageExpired)
+    assert t.state.owner[1] == me and t.state.phase is Phase.PRE_ROLL
+
+
+def test_M3_E5_the_next_expired_mortgage_waits_for_the_resume_when_the_auction_service_settles_during_a_pause() -> None:
+    """A result of the auction service is applied during a pause (R3's decision); the second expired
+    mortgage's auction opens only once play resumes."""
+    t = Table(players=2, config=classic().with_changes(external=("auction",)))
+    owner = next_seat(t)
+    give(t.state, owner, 6, 5)
+    t.state.mortgaged_round[5] = t.state.mortgaged_round[6] = 1
+    t.state.round = 8
+    pass_turn(t)
+    started = t.state.auction
+    assert started is not None and started.square == 5
+    t.do(RequestPause(owner))
+    t.do(VotePause(next(s for s in t.state.active_seats if s != owner), True))
+    assert t.state.paused
+    events = t.do(SettleAuction(BANK, started.auction_id, BANK, 0))
+    assert of(events, AuctionSettled) and not of(events, MortgageExpired) and t.state.auction is None
+    for seat in t.state.active_seats:
+        t.do(ConfirmBack(seat))
+    events = t.do(Tick(t.state.resume_at))
+    assert t.types(events)[-3:] == ["GameResumed", "MortgageExpired", "AuctionStarted"]
+    assert of(events, MortgageExpired) == [MortgageExpired(owner, 6)]
