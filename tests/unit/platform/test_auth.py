@@ -304,6 +304,12 @@ def test_no_key_no_service_and_weak_or_public_keys_are_refused(tmp_path: Path) -
         settings.token_secret({"TOKEN_SECRET": "short"})
     with pytest.raises(MissingSecret, match="public"):
         settings.token_secret({"TOKEN_SECRET": "monopoly-dev-secret-change-me"})  # the former default
+    for pattern in ("k" * 32, "changeme" * 3, "1234" * 5, "ab" * 12):
+        with pytest.raises(MissingSecret, match="random"):
+            settings.token_secret({"TOKEN_SECRET": pattern})
+    with pytest.raises(MissingSecret, match="random"):
+        settings.token_secret({"TOKEN_SECRETS": "new:" + "x" * 32 + ",old:3f9a1c7e5b2d40868e1f6a2c9d3b7e05"})
+    assert settings.token_secret({"TOKEN_SECRET": "3f9a1c7e5b2d4086"})  # 16 random hex digits pass
     dev = settings.token_secret({"MONOPOLY_DEV": "1", "XDG_STATE_HOME": str(tmp_path)})
     assert dev == settings.token_secret({"MONOPOLY_DEV": "1", "XDG_STATE_HOME": str(tmp_path)})  # per machine
     assert (tmp_path / "monopoly" / auth.SECRET_FILE).stat().st_mode & 0o777 == 0o600

@@ -103,7 +103,7 @@ def test_urls_and_settings_carry_the_credentials(tmp_path: Path) -> None:
     assert natsauth.user_of(url) == "table" and natsauth.user_of("nats://h:1") == ""
     assert natsauth.user_of(url, "casino", "pw") == "casino"
     assert natsauth.without_credentials(url) == "nats://127.0.0.1:4222"
-    key = {"TOKEN_SECRET": "k" * 32}
+    key = {"TOKEN_SECRET": "3f9a1c7e5b2d40868e1f6a2c9d3b7e05"}
     s = importlib.import_module("services.casino.settings").common({"NATS_PASSWORD": "secret", **key})
     assert (s.nats_user, s.nats_password) == ("casino", "secret")
     secret = tmp_path / "pw"

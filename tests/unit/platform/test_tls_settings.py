@@ -25,7 +25,7 @@ def test_a_certificate_and_a_ca_mean_mtls_unless_told_otherwise() -> None:
     assert s.server and s.client and s.require_client_cert
     assert not TLSSettings.from_env({**env, "TLS_CLIENT_AUTH": "none"}).require_client_cert
     assert TLSSettings.from_env({"TLS_CA": "ca.pem"}).client  # a client that verifies, shows nothing
-    assert Settings.from_env("table", 1, 2, {**env, "TOKEN_SECRET": "k" * 32}).tls == s
+    assert Settings.from_env("table", 1, 2, {**env, "TOKEN_SECRET": "3f9a1c7e5b2d40868e1f6a2c9d3b7e05"}).tls == s
     assert TLSSettings.from_env(s.env()) == s  # what a child process is given
 
 
