@@ -531,10 +531,22 @@ def end_turn(ctx: Ctx) -> None:
 
 
 def end_by_worth(ctx: Ctx, reason: EndReason) -> None:
-    """H6: the game ends now; places by net worth (ties: turn order)."""
+    """H6: the game ends now; places by net worth (ties: turn order). X4: by team, as at a team's
+    last-standing win: the team whose players still in the game are worth more is 1st, the other 2nd,
+    and the winner is that team's richest player."""
     state = ctx.state
     active = state.active_seats
     ranked = sorted(active, key=lambda s: (-state.net_worth(s), active.index(s)))
+    if state.config.teams:
+        worth = [0, 0]
+        for seat in active:
+            worth[seat % 2] += state.net_worth(seat)
+        first_at = {seat % 2: i for i, seat in reversed(list(enumerate(active)))}  # ties: turn order
+        first_team = min(first_at, key=lambda team: (-worth[team], first_at[team]))
+        team_places = tuple(1 if p.seat % 2 == first_team else 2 for p in state.players)
+        winner = next(s for s in ranked if s % 2 == first_team)
+        ctx.emit(GameEnded(winner, team_places, reason, state.game_ms, state.config.clock.scale))
+        return
     places = [p.place for p in state.players]
     for place, seat in enumerate(ranked, start=1):
         places[seat] = place

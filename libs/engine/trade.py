@@ -102,6 +102,12 @@ def offer_of(trade_id: int, cmd: ProposeTrade | ExecuteTrade) -> TradeOffer:
         raise RuleViolation("T2", "the squares of each side are a list")
     if not isinstance(cmd.give_cards, (tuple, list)) or not isinstance(cmd.take_cards, (tuple, list)):
         raise RuleViolation("T2", "the cards of each side are a list")
+    # Read without the fields' types, before the offer is built: compiled (make compile), a non-int
+    # would raise TypeError there before the rule could refuse it (as clock._check_tick).
+    numbers: tuple[object, ...] = tuple(getattr(cmd, name) for name in ("counterparty", "give_cash", "take_cash"))
+    numbers += (*cmd.give_squares, *cmd.take_squares, *cmd.give_cards, *cmd.take_cards)
+    if any(type(n) is not int for n in numbers):
+        raise RuleViolation("T2", "seats, cash, squares and cards in a trade are whole numbers")
     return TradeOffer(
         trade_id,
         cmd.seat,
@@ -123,13 +129,8 @@ def side_value(state: TableState, cash: int, squares: tuple[int, ...]) -> int:
 
 def validate_terms(state: TableState, offer: TradeOffer, teammates: bool = False) -> None:
     """Raise `RuleViolation` unless the terms are a legal trade in `state` (T2-T5)."""
-    proposer, other = offer.proposer, offer.counterparty
+    proposer, other = offer.proposer, offer.counterparty  # whole numbers: `offer_of` checked them
     players = state.players
-    numbers = (other, offer.give_cash, offer.take_cash, *offer.give_squares, *offer.take_squares)
-    if offer.give_cards or offer.take_cards:
-        numbers += (*offer.give_cards, *offer.take_cards)
-    if any(type(n) is not int for n in numbers):
-        raise RuleViolation("T2", "seats, cash, squares and cards in a trade are whole numbers")
     if other == proposer:
         raise RuleViolation("T2", "a trade needs two different players")
     if not 0 <= other < len(players) or players[other].bankrupt:

@@ -69,7 +69,7 @@ from engine.codec import state_to_data
 from engine.config import CUSTOM_BOUNDS, custom, duel, rule_card, speed, team
 from engine.game import SPEED_BUS, SPEED_FACES, SPEED_MR_MONOPOLY
 
-from .helpers import Table, force_dice, give, place
+from .helpers import Table, force_dice, give, place, set_cash
 
 MR = SPEED_MR_MONOPOLY
 BUS = SPEED_BUS
@@ -663,6 +663,23 @@ def test_X4_game_ends_when_one_team_is_left() -> None:
     assert ended.places == (1, 2, 1, 2)
     assert [p.place for p in t.state.players] == [1, 2, 1, 2]
     assert t.state.owner[39] == BANK  # the last of the team to go leaves it to the bank
+
+
+def test_X4_H6_a_team_game_stopped_by_the_round_cap_is_placed_by_team() -> None:
+    """The simulator's round cap ends a game by worth (H6); in Team 2v2 by team, as when one team is
+    left (X4): the team worth more is 1st and its richest player the winner, though seat 0 is the
+    richest player of all."""
+    t = Table(4, seed=4, config=preset("team", round_cap=1))
+    for seat, cash in enumerate((30_000, 20_000, 1_000, 25_000)):
+        set_cash(t, seat, cash)
+    events: list[Event] = []
+    while not t.state.finished:
+        events += quiet_turn(t)
+    (ended,) = of(events, GameEnded)
+    assert ended.reason == "round_cap"
+    assert ended.places == (2, 1, 2, 1)  # seats 1 and 3: 45,000 and more against 31,000 and more
+    assert ended.winner == 3
+    assert [p.place for p in t.state.players] == [2, 1, 2, 1]
 
 
 def test_X4_one_loser_on_each_team_does_not_end_the_game() -> None:
