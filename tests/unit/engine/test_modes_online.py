@@ -906,6 +906,26 @@ def test_X6_bus_moves_by_either_die_or_the_sum(steps: int, dest: int) -> None:
     assert events[:2] == [BusMoveChosen(seat, steps), Moved(seat, 0, dest)]
 
 
+@pytest.mark.parametrize(("start", "face", "steps", "rent"), [(6, 1, None, 200), (9, BUS, 3, 160)])
+def test_X6_P3_an_industrys_rent_counts_the_two_white_dice_whatever_the_speed_die_shows(
+    start: int, face: int, steps: int | None, rent: int
+) -> None:
+    """Landing on an industry with a number on the speed die, or by the Bus on one die: the rent is
+    the two white dice (2+3, 1+3) x 40 (P3 online, one industry owned)."""
+    t = speed_table()
+    seat = t.state.current
+    owner = next(s for s in t.state.order if s != seat)
+    give(t.state, owner, 12)
+    place(t.state, seat, start)
+    force_speed(t.state, *((2, 3) if steps is None else (1, 3)), face)
+    events = t.do(Roll(seat))
+    if steps is not None:
+        events = t.do(ChooseBusMove(seat, steps))
+    assert of(events, Moved)[0].to_square == 12  # type: ignore[attr-defined]
+    (due,) = of(events, PaymentDue)
+    assert (due.debtor, due.creditor, due.reason, due.amount) == (seat, owner, "rent", rent)
+
+
 @pytest.mark.parametrize("steps", [0, 1, 4, 6, 7, -2])
 def test_X6_bus_refuses_other_steps(steps: int) -> None:
     t = speed_table()
