@@ -43,11 +43,13 @@ import gc
 import itertools
 import math
 import os
+import resource
 import statistics
 import sys
 import tempfile
 import time
 import traceback
+import urllib.parse
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,12 +203,74 @@ def histogram_quantile(before: dict[float, float], after: dict[float, float], q:
     return float("inf")
 
 
+class CpuByRole:
+    """CPU time (user + system) between two readings, by role: each service (its instances together),
+    Postgres and NATS when this process started them, and the load generators (their processes, counted
+    once they exit and are reaped, with this process, which runs and watches them). Where the box's
+    cores go at human pace, where the table service is only part of it."""
+
+    def __init__(self, platform: Platform) -> None:
+        self.services = {
+            p.proc.pid: name for name, found in platform.replica_processes.items() for p in found if p.proc is not None
+        }
+        self.postmaster = embedded_postmaster(platform.database_url)
+
+    def _role(self, proc: psutil.Process) -> str | None:
+        if proc.pid in self.services:
+            return self.services[proc.pid]
+        name = proc.name()
+        if name.startswith("postgres"):
+            return "postgres"
+        if name.startswith("nats"):
+            return "nats"
+        return None
+
+    def read(self) -> dict[tuple[str, int], float]:
+        seen: dict[tuple[str, int], float] = {}
+        procs = psutil.Process().children(recursive=True)
+        if self.postmaster is not None:  # pgserver's Postgres runs detached: not among this process's children
+            with contextlib.suppress(psutil.Error):
+                procs += [self.postmaster, *self.postmaster.children(recursive=True)]
+        for proc in procs:
+            with contextlib.suppress(psutil.Error):
+                role = self._role(proc)
+                if role is not None:
+                    times = proc.cpu_times()
+                    seen[(role, proc.pid)] = times.user + times.system
+        for who, key in (("generators", resource.RUSAGE_CHILDREN), ("generators", resource.RUSAGE_SELF)):
+            usage = resource.getrusage(key)
+            seen[(who, key)] = usage.ru_utime + usage.ru_stime
+        return seen
+
+    @staticmethod
+    def since(before: dict[tuple[str, int], float], after: dict[tuple[str, int], float]) -> dict[str, float]:
+        """Seconds of CPU per role (a process that came or went meanwhile, a Postgres backend say, is left out)."""
+        roles: dict[str, float] = collections.defaultdict(float)
+        for (role, pid), seconds in after.items():
+            if (role, pid) in before:
+                roles[role] += seconds - before[(role, pid)]
+        return dict(roles)
+
+
+def embedded_postmaster(database_url: str) -> psutil.Process | None:
+    """The embedded Postgres's postmaster, found by the socket folder (its data folder) in the URL's
+    `host=`; None for a server given by DATABASE_URL."""
+    host = urllib.parse.parse_qs(urllib.parse.urlsplit(database_url).query).get("host", [""])[0]
+    pid_file = Path(host) / "postmaster.pid"
+    if not host or not pid_file.is_file():
+        return None
+    try:
+        return psutil.Process(int(pid_file.read_text().split()[0]))
+    except (ValueError, IndexError, psutil.Error):
+        return None
+
+
 async def human_pace(
     platform: Platform, tables: int, think: float, window: float, processes: int, ramp: float
-) -> tuple[Report, dict[str, float]]:
+) -> tuple[Report, dict[str, float], dict[str, float]]:
     """`monopoly load` (client.load) at a person's pace against the running platform: its report (with
-    the tables that never started or stalled) and the table service's CPU and memory over the run (all
-    its instances together)."""
+    the tables that never started or stalled), the table service's CPU and memory over the run (all
+    its instances together), and the CPU share of a core of every role on the box (`CpuByRole`)."""
     instances = [psutil.Process(p.proc.pid) for p in platform.replica_processes["table"] if p.proc is not None]
 
     def cpu_s() -> float:
@@ -227,18 +291,33 @@ async def human_pace(
         seed=10_000,
         leave=False,  # the row's platform is stopped after it: surrendering would only add to what is measured
     )
+    roles = CpuByRole(platform)
+    by_role0 = roles.read()
     cpu0 = cpu_s()
     started = time.perf_counter()
     report = await asyncio.to_thread(run_load, spec, Console(stderr=True))
     elapsed = time.perf_counter() - started
     cpu = cpu_s() - cpu0
+    by_role = {role: seconds / elapsed for role, seconds in CpuByRole.since(by_role0, roles.read()).items()}
     rss = rss_b()
-    return report, {
-        "cpu_share": cpu / elapsed,
-        "cpu_ms_per_command": 1000 * cpu / report.commands if report.commands else 0.0,
-        "rss_mb": rss / 2**20,
-        "kb_per_table": (rss - rss_before) / 1024 / tables,
-    }
+    return (
+        report,
+        {
+            "cpu_share": cpu / elapsed,
+            "cpu_ms_per_command": 1000 * cpu / report.commands if report.commands else 0.0,
+            "rss_mb": rss / 2**20,
+            "kb_per_table": (rss - rss_before) / 1024 / tables,
+        },
+        by_role,
+    )
+
+
+def describe_roles(by_role: dict[str, float]) -> str:
+    """`table 0.52, postgres 0.31, ...`: each role's share of a core, the largest first, and their sum."""
+    parts = ", ".join(f"{role} {share:.2f}" for role, share in sorted(by_role.items(), key=lambda kv: -kv[1]))
+    missing = [r for r in ("postgres", "nats") if r not in by_role]
+    unmeasured = f" ({' and '.join(missing)} not started here: not measured)" if missing else ""
+    return f"{parts}; {sum(by_role.values()):.2f} cores in all{unmeasured}"
 
 
 def failure_reasons(failures: list[str]) -> collections.Counter[str]:
@@ -786,7 +865,9 @@ async def main() -> int:
             )
     for count in args.human_tables:  # each count on a platform of its own: no table of the last one left
         async with fresh_platform(names, table_instances=args.human_instances) as (platform, _):
-            report, h = await human_pace(platform, count, args.think, args.window, args.load_processes, args.ramp)
+            report, h, by_role = await human_pace(
+                platform, count, args.think, args.window, args.load_processes, args.ramp
+            )
         lat = report.latency_ms
         where = f" on {args.human_instances} table instances" if args.human_instances > 1 else ""
         print(
@@ -800,6 +881,7 @@ async def main() -> int:
             f"{h['rss_mb']:.0f} MB resident ({h['kb_per_table']:.0f} KB per table)",
             flush=True,
         )
+        print(f"human  CPU over the run, share of a core by role: {describe_roles(by_role)}", flush=True)
         if not report.ok:
             print("human  NOT every table played: the figures above do not hold for all of them", flush=True)
             for why, n in failure_reasons(report.failures).most_common(5):
