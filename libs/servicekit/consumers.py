@@ -35,7 +35,10 @@ one of them.
 * Failure: a handler that raises gets its message NACKed with a growing delay,
   at most `MAX_DELIVER` deliveries in all, so a Postgres hiccup never loses a
   message; the rest of that batch is NACKed at once and comes back in order
-  (the failed one, after its delay, may come after them).
+  (the failed one, after its delay, may come after them). A message that fails
+  its last delivery is given up (terminated), logged as an error and counted
+  (`consumer_messages_total{outcome="given_up"}`, alert `ConsumerGaveUp`): a
+  handler that refuses one message for ever must not stop every table's.
 
 Why not FastStream's subscribers: measured on this project's 2-core machine,
 a FastStream pull subscriber cost ~500 us of CPU per message when fetching one
@@ -488,11 +491,25 @@ class Consumers:
                 return
             except Exception:
                 delivered = msg.metadata.num_delivered
-                log.exception(
-                    "%s: message failed (delivery %d of %d); redelivering", c.durable, delivered, c.max_deliver
-                )
-                CONSUMED.labels(c.durable, "nacked").inc(len(messages) - i)
-                await msg.nak(delay=nack_delay(delivered))
+                if delivered >= c.max_deliver:  # JetStream would not deliver it again: said aloud, counted
+                    log.exception(
+                        "%s: message failed on its last delivery (%d of %d); GIVEN UP: stream %s seq %d is "
+                        'not handled (consumer_messages_total{outcome="given_up"}, alert ConsumerGaveUp)',
+                        c.durable,
+                        delivered,
+                        c.max_deliver,
+                        c.stream.name,
+                        msg.metadata.sequence.stream,
+                    )
+                    CONSUMED.labels(c.durable, "given_up").inc()
+                    CONSUMED.labels(c.durable, "nacked").inc(len(messages) - i - 1)
+                    await msg.term()
+                else:
+                    log.exception(
+                        "%s: message failed (delivery %d of %d); redelivering", c.durable, delivered, c.max_deliver
+                    )
+                    CONSUMED.labels(c.durable, "nacked").inc(len(messages) - i)
+                    await msg.nak(delay=nack_delay(delivered))
                 for rest in messages[i + 1 :]:  # not handled: they come back in order
                     await rest.nak()
                 return

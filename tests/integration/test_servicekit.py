@@ -119,6 +119,59 @@ async def test_a_durable_consumer_handles_in_order_acks_after_success_and_redeli
     await js.delete_stream(name)
 
 
+async def test_a_message_that_fails_its_last_delivery_is_given_up_counted_and_the_rest_handled_in_order(
+    server_urls: tuple[str, str], js: JetStreamContext
+) -> None:
+    """A handler that refuses one message for ever: after `max_deliver` deliveries it is terminated and
+    counted (`given_up`, the ConsumerGaveUp alert), and the messages after it are still handled."""
+    import asyncio
+
+    from faststream.nats import JStream
+    from nats.js.api import RetentionPolicy, StorageType
+    from prometheus_client import REGISTRY
+
+    from servicekit.bus import ensure_stream
+    from servicekit.consumers import Consumers, durable_consumer
+
+    name = f"GIVEUPTEST{secrets.token_hex(3).upper()}"
+    durable = f"{name.lower()}-durable"
+    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
+                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
+    await ensure_stream(js, spec)
+    handled: list[int] = []
+    tries = 0
+    consumers = Consumers()
+
+    @durable_consumer(consumers, f"{name.lower()}.*", spec, durable, max_deliver=2)
+    async def handle(body: bytes) -> None:
+        nonlocal tries
+        if int(body) == 2:
+            tries += 1
+            raise RuntimeError("never")
+        handled.append(int(body))
+
+    def given_up() -> float:
+        value = REGISTRY.get_sample_value("consumer_messages_total", {"consumer": durable, "outcome": "given_up"})
+        return value or 0.0
+
+    for n in range(5):
+        await js.publish(f"{name.lower()}.t", str(n).encode())
+    await consumers.start(js)
+    try:
+        for _ in range(200):
+            if len(handled) == 4 and given_up() == 1:
+                break
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.5)  # a third delivery would have come by now (the nak's delay is 0.2 s)
+    finally:
+        await consumers.stop()
+    assert sorted(handled) == [0, 1, 3, 4] and tries == 2
+    assert given_up() == 1
+    info = await js.consumer_info(name, durable)
+    assert info.num_ack_pending == 0 and info.num_pending == 0  # nothing left to deliver: terminated, not waiting
+    await js.delete_stream(name)
+
+
 async def test_a_batch_consumer_handles_a_fetch_in_one_call_and_falls_back_to_one_by_one_on_a_refusal(
     server_urls: tuple[str, str], js: JetStreamContext
 ) -> None:
