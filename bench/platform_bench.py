@@ -205,9 +205,9 @@ def histogram_quantile(before: dict[float, float], after: dict[float, float], q:
 
 class CpuByRole:
     """CPU time (user + system) between two readings, by role: each service (its instances together),
-    Postgres and NATS when this process started them, and the load generators (their processes, counted
-    once they exit and are reaped, with this process, which runs and watches them). Where the box's
-    cores go at human pace, where the table service is only part of it."""
+    Postgres and NATS when this process started them, and the load generators (this process, which
+    runs and watches them, and its other children: the generator processes). Where the box's cores
+    go at human pace, where the table service is only part of it."""
 
     def __init__(self, platform: Platform) -> None:
         self.services = {
@@ -215,7 +215,7 @@ class CpuByRole:
         }
         self.postmaster = embedded_postmaster(platform.database_url)
 
-    def _role(self, proc: psutil.Process) -> str | None:
+    def _role(self, proc: psutil.Process) -> str:
         if proc.pid in self.services:
             return self.services[proc.pid]
         name = proc.name()
@@ -223,7 +223,7 @@ class CpuByRole:
             return "postgres"
         if name.startswith("nats"):
             return "nats"
-        return None
+        return "generators"
 
     def read(self) -> dict[tuple[str, int], float]:
         seen: dict[tuple[str, int], float] = {}
@@ -233,13 +233,10 @@ class CpuByRole:
                 procs += [self.postmaster, *self.postmaster.children(recursive=True)]
         for proc in procs:
             with contextlib.suppress(psutil.Error):
-                role = self._role(proc)
-                if role is not None:
-                    times = proc.cpu_times()
-                    seen[(role, proc.pid)] = times.user + times.system
-        for who, key in (("generators", resource.RUSAGE_CHILDREN), ("generators", resource.RUSAGE_SELF)):
-            usage = resource.getrusage(key)
-            seen[(who, key)] = usage.ru_utime + usage.ru_stime
+                times = proc.cpu_times()
+                seen[(self._role(proc), proc.pid)] = times.user + times.system
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        seen[("generators", os.getpid())] = usage.ru_utime + usage.ru_stime
         return seen
 
     @staticmethod
@@ -292,13 +289,21 @@ async def human_pace(
         leave=False,  # the row's platform is stopped after it: surrendering would only add to what is measured
     )
     roles = CpuByRole(platform)
-    by_role0 = roles.read()
     cpu0 = cpu_s()
     started = time.perf_counter()
-    report = await asyncio.to_thread(run_load, spec, Console(stderr=True))
+    loading = asyncio.create_task(asyncio.to_thread(run_load, spec, Console(stderr=True)))
+    # The roles are measured over the window of play after the ramp (every table open), read again
+    # just before the window's end: the generator processes exit at it, and a process gone is not counted.
+    opened = tables / ramp + OPENED_GRACE_S
+    await asyncio.wait({loading}, timeout=opened)
+    window0, window_started = roles.read(), time.perf_counter()
+    await asyncio.wait({loading}, timeout=max(0.0, tables / ramp + window - opened - 1.0))
+    window1, window_s = roles.read(), time.perf_counter() - window_started
+    report = await loading
     elapsed = time.perf_counter() - started
     cpu = cpu_s() - cpu0
-    by_role = {role: seconds / elapsed for role, seconds in CpuByRole.since(by_role0, roles.read()).items()}
+    spent = CpuByRole.since(window0, window1)
+    by_role = {role: seconds / window_s for role, seconds in spent.items()} if window_s > 1 else {}
     rss = rss_b()
     return (
         report,
@@ -312,8 +317,14 @@ async def human_pace(
     )
 
 
+#: Seconds after the ramp's last table before the window the roles are measured over begins.
+OPENED_GRACE_S = 5.0
+
+
 def describe_roles(by_role: dict[str, float]) -> str:
     """`table 0.52, postgres 0.31, ...`: each role's share of a core, the largest first, and their sum."""
+    if not by_role:
+        return "not measured (the run ended before its window began)"
     parts = ", ".join(f"{role} {share:.2f}" for role, share in sorted(by_role.items(), key=lambda kv: -kv[1]))
     missing = [r for r in ("postgres", "nats") if r not in by_role]
     unmeasured = f" ({' and '.join(missing)} not started here: not measured)" if missing else ""
@@ -881,7 +892,9 @@ async def main() -> int:
             f"{h['rss_mb']:.0f} MB resident ({h['kb_per_table']:.0f} KB per table)",
             flush=True,
         )
-        print(f"human  CPU over the run, share of a core by role: {describe_roles(by_role)}", flush=True)
+        print(
+            f"human  CPU in the window after the ramp, share of a core by role: {describe_roles(by_role)}", flush=True
+        )
         if not report.ok:
             print("human  NOT every table played: the figures above do not hold for all of them", flush=True)
             for why, n in failure_reasons(report.failures).most_common(5):
