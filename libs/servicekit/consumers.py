@@ -74,7 +74,8 @@ log = logging.getLogger(__name__)
 
 #: Deliveries of one message before JetStream gives up on it (an advisory is published then).
 MAX_DELIVER = 20
-#: Seconds JetStream waits for the ack before it redelivers.
+#: Seconds JetStream waits for the ack before it redelivers, unless a consumer says otherwise: what a
+#: reader that died holding messages delays them by (a live one keeps them alive: `_keep_alive`).
 ACK_WAIT_S = 30.0
 #: Messages fetched at once (handled one after the other) and how long a fetch waits for the first.
 FETCH_BATCH = 64
@@ -151,6 +152,8 @@ class _Consumer:
     exclusive: bool = False
     #: Handles each fetch in one call (its writes in one transaction), then acks it (`durable_consumer`).
     batch_handler: BatchHandler | None = None
+    #: Seconds JetStream waits for an ack before it redelivers (`durable_consumer`).
+    ack_wait_s: float = ACK_WAIT_S
 
 
 @dataclass
@@ -304,7 +307,7 @@ class Consumers:
             deliver_policy=DeliverPolicy.BY_START_SEQUENCE if start_seq else DeliverPolicy.ALL,
             opt_start_seq=start_seq or None,
             ack_policy=AckPolicy.EXPLICIT,
-            ack_wait=ACK_WAIT_S,
+            ack_wait=c.ack_wait_s,
             max_deliver=c.max_deliver,
         )
         if len(c.subjects) > 1:  # several subjects, one order: a multi-subject filter (NATS 2.10+)
@@ -317,8 +320,20 @@ class Consumers:
             if first:
                 log.info("%s: stream %s not created yet; bound once its owner creates it", c.durable, c.stream.name)
             return None
+        await self._fit_ack_wait(js, c, sub)
         self._subscriptions[c.durable] = sub
         return sub
+
+    @staticmethod
+    async def _fit_ack_wait(js: JetStreamContext, c: _Consumer, sub: JetStreamContext.PullSubscription) -> None:
+        """A durable made before its ack wait was set (or changed) keeps its old one: binding does not
+        update it, so it is updated here, the rest of its config (its start, after a rewind) as it is."""
+        info = await sub.consumer_info()
+        if info.config.ack_wait is not None and abs(info.config.ack_wait - c.ack_wait_s) < 0.001:
+            return
+        info.config.ack_wait = c.ack_wait_s
+        await js.add_consumer(c.stream.name, config=info.config)
+        log.info("%s: ack wait set to %g s", c.durable, c.ack_wait_s)
 
     async def _measure_lag(self) -> None:
         """Each durable's lag as JetStream counts it, every LAG_EVERY_S (NATS away: the last figures stay)."""
@@ -407,9 +422,11 @@ class Consumers:
                 fresh = True
                 continue
             self._handling += 1
+            alive = asyncio.create_task(self._keep_alive(c, messages))
             try:
                 await self._handle(c, messages)
             finally:
+                alive.cancel()
                 self._handling -= 1
             if len(messages) < FETCH_BATCH:
                 await asyncio.sleep(c.gather_s)
@@ -461,6 +478,18 @@ class Consumers:
                 waited = True
             await asyncio.sleep(LEASE_RETRY_S)
         return False
+
+    @staticmethod
+    async def _keep_alive(c: _Consumer, messages: list[Msg]) -> None:
+        """While this instance works through a fetch, tell JetStream every third of the ack wait that the
+        messages not yet acked are in progress: only a reader that died (and so stopped telling it) has
+        its messages redelivered, one ack wait later, whatever time the handling of a fetch takes."""
+        while True:
+            await asyncio.sleep(c.ack_wait_s / 3)
+            for msg in messages:
+                if not msg.is_acked:
+                    with contextlib.suppress(Exception):  # NATS away: redelivered after the ack wait
+                        await msg.in_progress()
 
     async def _handle(self, c: _Consumer, messages: list[Msg]) -> None:
         if c.batch_handler is not None and len(messages) > 1:
@@ -560,19 +589,23 @@ def durable_consumer(
     gather_s: float = GATHER_S,
     fetch_timeout_s: float = FETCH_TIMEOUT_S,
     exclusive: bool = False,
+    ack_wait_s: float = ACK_WAIT_S,
 ) -> Callable[[Handler], Handler]:
     """Register `handler(payload)` on `group` as the durable pull consumer `durable` of `subjects`
     (one subject, or several read as one sequence in stream order); a fetch waits `fetch_timeout_s`
     for a first message before it fetches again. `exclusive`: read by one instance of the service at
-    a time (its lease's holder), for a handler that needs one table's events in commit order."""
+    a time (its lease's holder), for a handler that needs one table's events in commit order.
+    `ack_wait_s`: how soon the messages an instance fetched come back to the others if it dies
+    holding them (a live one keeps them however long it takes: `Consumers._keep_alive`); short for a
+    shared consumer whose messages something waits for."""
     wanted = [subjects] if isinstance(subjects, str) else list(subjects)
     if not wanted:
         raise ValueError(f"{durable}: a consumer needs a subject")
 
     def register(handler: Handler) -> Handler:
-        group.consumers.append(
-            _Consumer(wanted, stream, durable, max_deliver, handler, gather_s, fetch_timeout_s, exclusive)
-        )
+        consumer = _Consumer(wanted, stream, durable, max_deliver, handler, gather_s, fetch_timeout_s, exclusive)
+        consumer.ack_wait_s = ack_wait_s
+        group.consumers.append(consumer)
         return handler
 
     return register

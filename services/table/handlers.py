@@ -31,13 +31,23 @@ from .tables import FORWARDER, Tables
 
 log = logging.getLogger(__name__)
 
+#: Results a table waits for (its phase has no timer of its own meanwhile): fetched by an instance that
+#: died, they come back to the others this soon, not after the default 30 s.
+RESULT_ACK_WAIT_S = 3.0
+
 RESULTS = Counter("table_results_total", "Sub-protocol results consumed, by kind and outcome", ["kind", "outcome"])
 
 
 def build_consumers(tables: Tables) -> Consumers:
     consumers = Consumers()
 
-    @durable_consumer(consumers, bus.auction_subject(kind="settled"), bus.AUCTION_EVENTS, "table-auction-settled")
+    @durable_consumer(
+        consumers,
+        bus.auction_subject(kind="settled"),
+        bus.AUCTION_EVENTS,
+        "table-auction-settled",
+        ack_wait_s=RESULT_ACK_WAIT_S,
+    )
     async def on_auction_event(body: bytes) -> None:
         event = auction_pb2.AuctionEvent.FromString(body)
         if event.type != "settled":
@@ -50,6 +60,7 @@ def build_consumers(tables: Tables) -> Consumers:
         [bus.casino_subject(kind="settled"), bus.casino_subject(kind="declined")],
         bus.CASINO_EVENTS,
         "table-casino-settled",
+        ack_wait_s=RESULT_ACK_WAIT_S,
     )
     async def on_casino_event(body: bytes) -> None:
         bet = casino_pb2.CasinoEvent.FromString(body).bet

@@ -457,3 +457,101 @@ async def test_an_exclusive_consumer_reads_again_from_its_ack_floor_after_nats_r
         server.close()  # type: ignore[attr-defined]
         await js.delete_stream(name)
     assert handled == ["paused-1", "paused-1", "resumed-2"], handled  # the lost ack's message again, first
+
+
+async def _memory_stream(js: JetStreamContext, prefix: str) -> tuple[str, object]:
+    from faststream.nats import JStream
+    from nats.js.api import RetentionPolicy, StorageType
+
+    from servicekit.bus import ensure_stream
+
+    name = f"{prefix}{secrets.token_hex(3).upper()}"
+    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
+                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
+    await ensure_stream(js, spec)
+    return name, spec
+
+
+async def test_a_shared_consumers_messages_held_by_a_reader_that_died_come_back_after_its_own_ack_wait(
+    server_urls: tuple[str, str], js: JetStreamContext
+) -> None:
+    """The table's result consumers: an instance killed while it held a fetch (no ack, no nak) delays
+    those results by the consumer's ack wait (3 s there), not by the default 30 s."""
+    import asyncio
+    import time
+
+    from servicekit.consumers import Consumers, durable_consumer
+
+    name, spec = await _memory_stream(js, "ACKWAITTEST")
+    durable = f"{name.lower()}-durable"
+    held = asyncio.Event()
+    dead = Consumers()
+
+    @durable_consumer(dead, f"{name.lower()}.*", spec, durable, ack_wait_s=1.0)  # type: ignore[arg-type]
+    async def hang(body: bytes) -> None:
+        held.set()
+        await asyncio.Event().wait()  # never returns: the instance dies holding it
+
+    await js.publish(f"{name.lower()}.t", b"result")
+    await dead.start(js)
+    await asyncio.wait_for(held.wait(), 10)
+    for task in dead._tasks:  # killed: no ack, no nak, no keep-alive any more
+        task.cancel()
+    await asyncio.gather(*dead._tasks, return_exceptions=True)
+    killed_at = time.monotonic()
+    came: list[float] = []
+    alive = Consumers()
+
+    @durable_consumer(alive, f"{name.lower()}.*", spec, durable, ack_wait_s=1.0)  # type: ignore[arg-type]
+    async def handle(body: bytes) -> None:
+        came.append(time.monotonic() - killed_at)
+
+    await alive.start(js)
+    try:
+        for _ in range(300):
+            if came:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await alive.stop()
+    assert came and came[0] < 10, came  # the default ack wait would have kept it 30 s
+    await js.delete_stream(name)
+
+
+async def test_a_live_reader_keeps_a_fetch_longer_than_its_ack_wait_and_an_old_durable_gets_the_new_ack_wait(
+    server_urls: tuple[str, str], js: JetStreamContext
+) -> None:
+    """A handler that takes longer than the ack wait is not overtaken by a redelivery (the reader tells
+    JetStream the message is in progress); a durable made earlier with the default ack wait is updated."""
+    import asyncio
+
+    from nats.js.api import AckPolicy, ConsumerConfig
+
+    from servicekit.consumers import Consumers, durable_consumer
+
+    name, spec = await _memory_stream(js, "KEEPALIVETEST")
+    durable = f"{name.lower()}-durable"
+    await js.add_consumer(name, ConsumerConfig(durable_name=durable, ack_policy=AckPolicy.EXPLICIT, ack_wait=30.0))
+    calls: list[bytes] = []
+    consumers = Consumers()
+
+    @durable_consumer(consumers, f"{name.lower()}.*", spec, durable, ack_wait_s=1.0)  # type: ignore[arg-type]
+    async def slow(body: bytes) -> None:
+        calls.append(body)
+        await asyncio.sleep(2.5)
+
+    await js.publish(f"{name.lower()}.t", b"slow")
+    await consumers.start(js)
+    try:
+        info = await js.consumer_info(name, durable)
+        assert info.config.ack_wait == 1.0
+        for _ in range(200):
+            info = await js.consumer_info(name, durable)
+            if calls and not info.num_ack_pending:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await consumers.stop()
+    assert calls == [b"slow"]  # handled once
+    assert not info.num_redelivered and not info.num_ack_pending
+    await js.delete_stream(name)
