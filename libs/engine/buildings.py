@@ -30,7 +30,7 @@ def _check_build(state: TableState, cmd: Build) -> None:
         any_time(state, cmd.seat)
     else:
         actor(state, cmd.seat, MANAGE, rule="P9", turn_rule="G2")
-    property_of(state, cmd.seat, cmd.square, "P5")
+    property_of(state, cmd.seat, getattr(cmd, "square"), "P5")  # noqa: B009
     board = cfg.board
     square = board.squares[cmd.square]
     if square.kind is not Kind.PROPERTY:
@@ -68,7 +68,7 @@ def _check_sell(state: TableState, cmd: SellBuilding) -> None:
         any_time(state, cmd.seat)
     else:
         actor(state, cmd.seat, MANAGE, rule="P8", turn_rule="G2")
-    property_of(state, cmd.seat, cmd.square, "P8")
+    property_of(state, cmd.seat, getattr(cmd, "square"), "P8")  # noqa: B009
     level = state.buildings[cmd.square]
     if level == 0:
         raise RuleViolation("P8", "there is no building to sell")

@@ -165,22 +165,23 @@ def _check_propose(state: TableState, cmd: ProposeTrade) -> None:
     validate_terms(state, offer_of(state.next_trade_id, cmd), teammates(state, cmd.seat, cmd.counterparty))
 
 
-def _pending_trade(state: TableState, seat: int, trade_id: int) -> TradeOffer:
+def _pending_trade(state: TableState, seat: int, trade_id: object) -> TradeOffer:
+    """The open proposal `trade_id` names (read untyped from the command: see `flow.property_of`)."""
     actor(state, seat, ONLY_TRADE, rule="T2")
     trade = state.trade
     assert trade is not None
-    if trade_id != trade.trade_id:
-        raise RuleViolation("T2", f"trade {trade_id} is not the open proposal (that is {trade.trade_id})")
+    if type(trade_id) is not int or trade_id != trade.trade_id:  # 1.0 and True equal 1, and are no trade id
+        raise RuleViolation("T2", f"trade {trade_id!r} is not the open proposal (that is {trade.trade_id})")
     return trade
 
 
 def _check_accept(state: TableState, cmd: AcceptTrade) -> None:
-    trade = _pending_trade(state, cmd.seat, cmd.trade_id)
+    trade = _pending_trade(state, cmd.seat, getattr(cmd, "trade_id"))  # noqa: B009
     validate_terms(state, trade, teammates(state, trade.proposer, trade.counterparty))
 
 
 def _check_decline_trade(state: TableState, cmd: DeclineTrade) -> None:
-    _pending_trade(state, cmd.seat, cmd.trade_id)
+    _pending_trade(state, cmd.seat, getattr(cmd, "trade_id"))  # noqa: B009
 
 
 def _do_propose(ctx: Ctx, cmd: ProposeTrade) -> None:

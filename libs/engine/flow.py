@@ -166,8 +166,9 @@ def active(state: TableState, seat: int) -> None:
         raise RuleViolation("G1", f"seat {seat!r} is not an active player")
 
 
-def property_of(state: TableState, seat: int, square: int, rule: str) -> None:
-    """Refuse unless `square` is a property `seat` owns (B1 for a square off the board)."""
+def property_of(state: TableState, seat: int, square: object, rule: str) -> None:
+    """Refuse unless `square` is a property `seat` owns (B1 for a square off the board). `square` as
+    the command holds it, read untyped (`getattr`): compiled, a typed read of a non-int raises TypeError."""
     if type(square) is not int or not 0 <= square < 40:
         raise RuleViolation("B1", f"there is no square {square!r}")
     if not state.config.board.squares[square].purchasable:

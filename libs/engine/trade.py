@@ -97,27 +97,30 @@ class TradeDeclined(Event):
 
 
 def offer_of(trade_id: int, cmd: ProposeTrade | ExecuteTrade) -> TradeOffer:
-    """The terms of a proposal (or of a trade a service agreed), checked for shape (T2)."""
-    if not isinstance(cmd.give_squares, (tuple, list)) or not isinstance(cmd.take_squares, (tuple, list)):
+    """The terms of a proposal (or of a trade a service agreed), checked for shape (T2).
+
+    The fields are read untyped (`getattr`) and checked before the offer is built: compiled (make
+    compile), a typed read of a list where a tuple is declared, or of a non-int, raises TypeError before
+    the rule could refuse it (as clock._check_tick)."""
+    sides = [getattr(cmd, name) for name in ("give_squares", "take_squares", "give_cards", "take_cards")]
+    if not all(isinstance(side, (tuple, list)) for side in sides[:2]):
         raise RuleViolation("T2", "the squares of each side are a list")
-    if not isinstance(cmd.give_cards, (tuple, list)) or not isinstance(cmd.take_cards, (tuple, list)):
+    if not all(isinstance(side, (tuple, list)) for side in sides[2:]):
         raise RuleViolation("T2", "the cards of each side are a list")
-    # Read without the fields' types, before the offer is built: compiled (make compile), a non-int
-    # would raise TypeError there before the rule could refuse it (as clock._check_tick).
-    numbers: tuple[object, ...] = tuple(getattr(cmd, name) for name in ("counterparty", "give_cash", "take_cash"))
-    numbers += (*cmd.give_squares, *cmd.take_squares, *cmd.give_cards, *cmd.take_cards)
-    if any(type(n) is not int for n in numbers):
+    give_squares, take_squares, give_cards, take_cards = (tuple(side) for side in sides)
+    numbers = (getattr(cmd, "counterparty"), getattr(cmd, "give_cash"), getattr(cmd, "take_cash"))  # noqa: B009
+    if any(type(n) is not int for n in (*numbers, *give_squares, *take_squares, *give_cards, *take_cards)):
         raise RuleViolation("T2", "seats, cash, squares and cards in a trade are whole numbers")
     return TradeOffer(
         trade_id,
         cmd.seat,
         cmd.counterparty,
         cmd.give_cash,
-        tuple(cmd.give_squares),
+        give_squares,
         cmd.take_cash,
-        tuple(cmd.take_squares),
-        tuple(cmd.give_cards),
-        tuple(cmd.take_cards),
+        take_squares,
+        give_cards,
+        take_cards,
     )
 
 

@@ -401,6 +401,55 @@ def test_malformed_commands_raise_value_error(data: Any) -> None:
         codec.command_from_data(data)
 
 
+def _filled(cls: type, **values: object) -> Any:
+    """A command of `cls` with its required fields 0, its defaults, and `values`."""
+    fields = {f.name: 0 for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING}
+    return cls(**{**fields, **values})
+
+
+PLAYER_COMMANDS = sorted(
+    (c for c in engine.COMMAND_TYPES.values() if c not in engine.SYSTEM_COMMANDS and c is not Tick),
+    key=lambda c: c.__name__,
+)
+
+
+@pytest.mark.parametrize("seat", ["0", 0.0, None, True, [0]])
+@pytest.mark.parametrize("cls", PLAYER_COMMANDS, ids=lambda c: c.__name__)
+def test_G1_a_player_command_whose_seat_is_not_a_seat_number_is_refused_by_apply_and_check(
+    cls: type, seat: object
+) -> None:
+    """In the pure and the compiled build alike (`make test-native`): a compiled rule reading the seat as
+    the int it is declared would raise TypeError instead."""
+    state, _ = engine.new_game(classic(), ["p0", "p1", "p2"], 1)
+    for refuse in (engine.apply, engine.check):
+        with pytest.raises(RuleViolation) as info:
+            refuse(state, _filled(cls, seat=seat))
+        assert info.value.rule == "G1"
+
+
+@pytest.mark.parametrize("square", ["5", 5.0, None, -1, 40])
+@pytest.mark.parametrize("cls", [engine.Build, SellBuilding, engine.Mortgage, engine.LiftMortgage])
+def test_B1_a_square_that_is_not_on_the_board_is_refused(cls: type, square: object) -> None:
+    state, _ = engine.new_game(classic(), ["p0", "p1", "p2"], 1)
+    with pytest.raises(RuleViolation) as info:
+        engine.apply(state, _filled(cls, seat=state.current, square=square))
+    assert info.value.rule == "B1"
+
+
+def test_T2_a_trade_id_that_is_not_a_number_is_refused_and_squares_may_come_as_a_list() -> None:
+    state, _ = engine.new_game(classic(), ["p0", "p1", "p2"], 1)
+    me = state.current
+    other = next(s for s in state.order if s != me)
+    state.owner[1] = me
+    engine.apply(state, ProposeTrade(me, other, give_squares=[1], take_cash=600))  # type: ignore[arg-type]
+    assert state.trade is not None and state.trade.give_squares == (1,)
+    for bad in ("1", None, 1.0, True):
+        for cls in (AcceptTrade, DeclineTrade):
+            with pytest.raises(RuleViolation) as info:
+                engine.apply(state, cls(other, bad))
+            assert info.value.rule == "T2"
+
+
 @pytest.mark.parametrize("data", [{"type": [], "seat": 0}, {"type": {}, "seat": 0}, {"type": ["Roll"], "seat": 0}])
 def test_malformed_command_with_an_unhashable_type_tag_raises_value_error(data: Any) -> None:
     with pytest.raises(ValueError):
