@@ -327,7 +327,7 @@ def describe_roles(by_role: dict[str, float]) -> str:
         return "not measured (the run ended before its window began)"
     parts = ", ".join(f"{role} {share:.2f}" for role, share in sorted(by_role.items(), key=lambda kv: -kv[1]))
     missing = [r for r in ("postgres", "nats") if r not in by_role]
-    unmeasured = f" ({' and '.join(missing)} not started here: not measured)" if missing else ""
+    unmeasured = f" ({' and '.join(missing)} not found among this run's processes: not measured)" if missing else ""
     return f"{parts}; {sum(by_role.values()):.2f} cores in all{unmeasured}"
 
 

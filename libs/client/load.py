@@ -84,7 +84,8 @@ class LoadSpec:
     duration_s: float | None = None
     via: Via = "matchmaking"
     #: Through matchmaking, each table's players queue as parties (as large as the mode allows), so
-    #: they are seated together and every table forms; False: each alone, mixed by R4 with whoever
+    #: they are seated together and every table forms (Duel and Team: parties of two, which R4 may still
+    #: mix with players waiting alone); False: each alone, mixed by R4 with whoever
     #: waits, where a player left over when the ramp ends may wait for ever (the last one of six
     #: waiting, say, when a table of five forms).
     parties: bool = True

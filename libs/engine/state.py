@@ -223,8 +223,9 @@ class TableState:
     paused_total: int = 0  # pauses so far, in ms (game minutes exclude them)
     back: list[int] = field(default_factory=list)  # E5: seats that confirmed they are back
     resume_at: int = -1  # E5: end of the resume countdown, -1 when none
-    #: M3: the turn's mortgage expiry waits for the resume (E5): the turn began, or an M3 auction
-    #: ended, while paused. Only then does a resume look for expired mortgages.
+    #: M3: the turn's mortgage expiry waits for the resume (E5): the turn began while paused, or an
+    #: auction ended while paused that was an M3 one or had a turn's check waiting for it
+    #: (`AuctionState.expiry_after`). Only then does a resume look for expired mortgages.
     expiry_at_resume: bool = False
     # -- the speed die and other choices (X6, C4 Duel) ------------------------------
     choice: str = ""  # "bus" | "triple" | "demolish" while the player chooses

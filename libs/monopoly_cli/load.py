@@ -44,7 +44,7 @@ def add(sub: Subcommands) -> None:
         "--singles",
         action="store_true",
         help="queue each player alone, mixed by matchmaking with whoever waits (default: each table's "
-        "players queue as parties and sit together, so every table forms)",
+        "players queue as parties and sit together, so every Classic, Speed and Hasbro table forms)",
     )
     load.add_argument("--mode", choices=sorted(QUEUED_MODES), default="classic")
     load.add_argument("--processes", type=int, default=1, help="load-generator processes (default 1)")

@@ -47,7 +47,8 @@ PLATFORM_ROLES = ("service", "operator")
 #: A key shorter than this is refused: a secret must not be guessable.
 MIN_SECRET_LENGTH = 16
 #: A key with fewer different characters is a pattern (aaaa..., 1212...), not a random one: 16 random
-#: hex digits (the shortest key allowed) had 5 or more different ones in every one of 500,000 draws.
+#: hex digits (the shortest key allowed) have fewer about once in 2.4 million keys, 32 (`openssl rand
+#: -hex 16`) about once in 10^16.
 MIN_SECRET_DISTINCT = 5
 #: SHA-256 digests of keys that were public (the former built-in default): refused wherever they are set.
 PUBLIC_SECRET_DIGESTS = frozenset({"86d41470dc9620036dc6c0dd3714607e9370404037d6b2aba883318eb1b0f79e"})

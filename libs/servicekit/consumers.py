@@ -92,6 +92,7 @@ OUTAGE_MAX_DELAY_S = 2.0
 CONSUMED = Counter(
     "consumer_messages_total", "Messages consumed, by durable consumer and outcome", ["consumer", "outcome"]
 )
+OUTCOMES = ("acked", "nacked", "waiting", "released", "given_up")
 IDLE_FETCHES = Counter(
     "consumer_idle_fetches_total",
     "Fetches that found no message within their timeout, by durable consumer",
@@ -606,6 +607,8 @@ def durable_consumer(
         consumer = _Consumer(wanted, stream, durable, max_deliver, handler, gather_s, fetch_timeout_s, exclusive)
         consumer.ack_wait_s = ack_wait_s
         group.consumers.append(consumer)
+        for outcome in OUTCOMES:  # exported at 0 from the start: an alert on `increase` sees the first one
+            CONSUMED.labels(durable, outcome)
         return handler
 
     return register

@@ -4,6 +4,7 @@ wherever it is set, and a token forged with it opens nothing on a running platfo
 from __future__ import annotations
 
 import os
+import secrets
 import subprocess
 import sys
 from pathlib import Path
@@ -53,12 +54,12 @@ def test_a_service_without_its_bus_password_refuses_to_start_and_says_why(servic
     assert "Traceback" not in run.stderr
 
 
-@pytest.mark.parametrize("key", [FORMER_DEFAULT, "short"])
-def test_the_former_default_key_and_a_short_one_are_refused_at_start(key: str) -> None:
+@pytest.mark.parametrize(("key", "why"), [(FORMER_DEFAULT, "public"), ("short", "at least 16"), ("k" * 32, "random")])
+def test_the_former_default_key_a_short_one_and_a_pattern_are_refused_at_start(key: str, why: str) -> None:
     run = _start("table", TOKEN_SECRET=key)
-    assert run.returncode != 0 and "TOKEN_SECRET refused" in run.stderr, run.stderr[-2000:]
-    rotation = _start("table", TOKEN_SECRETS=f"new:{'n' * 32},old:{key}")  # not in a rotation either
-    assert rotation.returncode != 0 and "TOKEN_SECRET refused" in rotation.stderr, rotation.stderr[-2000:]
+    assert run.returncode != 0 and "TOKEN_SECRET refused" in run.stderr and why in run.stderr, run.stderr[-2000:]
+    rotation = _start("table", TOKEN_SECRETS=f"new:{secrets.token_hex(16)},old:{key}")  # not in a rotation either
+    assert rotation.returncode != 0 and why in rotation.stderr, rotation.stderr[-2000:]
 
 
 def test_a_platform_makes_a_random_key_per_data_folder_readable_by_its_owner_only(
