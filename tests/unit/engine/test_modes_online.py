@@ -266,6 +266,22 @@ def test_X2_X3_X5_rent_tax_starts_at_the_mode_minute(
     assert received == at.amount - at.bank_share  # E4: that share goes to the bank, not the owner
 
 
+def test_E4_the_banks_share_of_a_taxed_rent_is_rounded_down_and_the_owner_keeps_the_odd_dollars() -> None:
+    """At 99% (minute 86 on) the bank's share of FreshMart's $20 is $19.80: the bank takes $19, the owner $1."""
+    t = Table(2, seed=4, config=classic())
+    _minute_clock(t, 90)
+    seat = t.state.current
+    owner = opponent(t, seat)
+    give(t.state, owner, 1)
+    place(t.state, seat, 38)
+    force_dice(t.state, 1, 2)
+    (due,) = of(t.do(Roll(seat)), PaymentDue)
+    assert (due.square, due.amount, due.bank_share) == (1, 20, 19)
+    cash = t.state.players[owner].cash
+    t.do(Pay(seat))
+    assert t.state.players[owner].cash - cash == 1
+
+
 # -- X6 via the modes: when the speed die joins --------------------------------------------------
 
 
