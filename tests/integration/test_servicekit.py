@@ -7,6 +7,7 @@ from pathlib import Path
 
 import asyncpg
 import pytest
+from faststream.nats import JStream
 from nats.js import JetStreamContext
 
 from client.platform import Platform
@@ -459,8 +460,7 @@ async def test_an_exclusive_consumer_reads_again_from_its_ack_floor_after_nats_r
     assert handled == ["paused-1", "paused-1", "resumed-2"], handled  # the lost ack's message again, first
 
 
-async def _memory_stream(js: JetStreamContext, prefix: str) -> tuple[str, object]:
-    from faststream.nats import JStream
+async def _memory_stream(js: JetStreamContext, prefix: str) -> tuple[str, JStream]:
     from nats.js.api import RetentionPolicy, StorageType
 
     from servicekit.bus import ensure_stream
@@ -487,7 +487,7 @@ async def test_a_shared_consumers_messages_held_by_a_reader_that_died_come_back_
     held = asyncio.Event()
     dead = Consumers()
 
-    @durable_consumer(dead, f"{name.lower()}.*", spec, durable, ack_wait_s=1.0)  # type: ignore[arg-type]
+    @durable_consumer(dead, f"{name.lower()}.*", spec, durable, ack_wait_s=1.0)
     async def hang(body: bytes) -> None:
         held.set()
         await asyncio.Event().wait()  # never returns: the instance dies holding it
@@ -502,7 +502,7 @@ async def test_a_shared_consumers_messages_held_by_a_reader_that_died_come_back_
     came: list[float] = []
     alive = Consumers()
 
-    @durable_consumer(alive, f"{name.lower()}.*", spec, durable, ack_wait_s=1.0)  # type: ignore[arg-type]
+    @durable_consumer(alive, f"{name.lower()}.*", spec, durable, ack_wait_s=1.0)
     async def handle(body: bytes) -> None:
         came.append(time.monotonic() - killed_at)
 
@@ -535,7 +535,7 @@ async def test_a_live_reader_keeps_a_fetch_longer_than_its_ack_wait_and_an_old_d
     calls: list[bytes] = []
     consumers = Consumers()
 
-    @durable_consumer(consumers, f"{name.lower()}.*", spec, durable, ack_wait_s=1.0)  # type: ignore[arg-type]
+    @durable_consumer(consumers, f"{name.lower()}.*", spec, durable, ack_wait_s=1.0)
     async def slow(body: bytes) -> None:
         calls.append(body)
         await asyncio.sleep(2.5)
