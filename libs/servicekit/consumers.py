@@ -330,10 +330,17 @@ class Consumers:
         """A durable made before its ack wait was set (or changed) keeps its old one: binding does not
         update it, so it is updated here, the rest of its config (its start, after a rewind) as it is."""
         info = await sub.consumer_info()
-        if info.config.ack_wait is not None and abs(info.config.ack_wait - c.ack_wait_s) < 0.001:
+        old = info.config.ack_wait
+        if old is not None and abs(old - c.ack_wait_s) < 0.001:
             return
         info.config.ack_wait = c.ack_wait_s
-        await js.add_consumer(c.stream.name, config=info.config)
+        info.config.name = c.durable  # sent as CONSUMER.CREATE.<stream>.<durable>: what the bus rights allow
+        try:
+            await js.add_consumer(c.stream.name, config=info.config)
+        except Exception as exc:  # not fatal: the consumer reads on with its old ack wait
+            log.warning("%s: ack wait left at %s s, not %g s (%s: %s)", c.durable, old, c.ack_wait_s,
+                        type(exc).__name__, exc)  # fmt: skip
+            return
         log.info("%s: ack wait set to %g s", c.durable, c.ack_wait_s)
 
     async def _measure_lag(self) -> None:

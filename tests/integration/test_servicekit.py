@@ -555,3 +555,46 @@ async def test_a_live_reader_keeps_a_fetch_longer_than_its_ack_wait_and_an_old_d
     assert calls == [b"slow"]  # handled once
     assert not info.num_redelivered and not info.num_ack_pending
     await js.delete_stream(name)
+
+
+async def test_a_service_with_its_bus_rights_only_updates_the_ack_wait_of_its_own_durable_made_before(
+    tmp_path: Path,
+) -> None:
+    """An upgrade: the table's result durable exists with the old 30 s ack wait, and the table service,
+    logged in as its own bus user (no right beyond its durables), binds it with 3 s: it is updated."""
+    from nats.js.api import AckPolicy, ConsumerConfig
+
+    from servicekit import bus, natsauth
+    from servicekit.consumers import Consumers, durable_consumer
+    from servicekit.embedded import nats_server
+
+    durable = "table-auction-settled"
+    with nats_server(tmp_path) as users:
+        admin, admin_js = await natsauth.connect(users.url_for(natsauth.ADMIN))
+        table, table_js = await natsauth.connect(users.url_for("table"))
+        try:
+            await admin_js.add_consumer(
+                bus.AUCTION_EVENTS.name,
+                ConsumerConfig(
+                    durable_name=durable,
+                    ack_policy=AckPolicy.EXPLICIT,
+                    ack_wait=30.0,
+                    filter_subject=bus.auction_subject(kind="settled"),
+                ),
+            )
+            consumers = Consumers()
+
+            @durable_consumer(consumers, bus.auction_subject(kind="settled"), bus.AUCTION_EVENTS, durable, ack_wait_s=3)
+            async def handle(body: bytes) -> None:
+                pass
+
+            await consumers.start(table_js)
+            try:
+                info = await admin_js.consumer_info(bus.AUCTION_EVENTS.name, durable)
+                assert info.config.ack_wait == 3.0
+                assert info.config.filter_subject == bus.auction_subject(kind="settled")  # the rest as it was
+            finally:
+                await consumers.stop()
+        finally:
+            await table.close()
+            await admin.close()
