@@ -18,6 +18,19 @@ from servicekit.outbox import Relay
 pytestmark = pytest.mark.integration
 
 
+async def _memory_stream(js: JetStreamContext, prefix: str) -> tuple[str, JStream]:
+    """A stream of its own in memory for one test (`<PREFIX><random>`, subjects `<prefix...>.*`): its name and spec."""
+    from nats.js.api import RetentionPolicy, StorageType
+
+    from servicekit.bus import ensure_stream
+
+    name = f"{prefix}{secrets.token_hex(3).upper()}"
+    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
+                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
+    await ensure_stream(js, spec)
+    return name, spec
+
+
 async def test_migrations_apply_in_order_once_and_refuse_an_edited_file(pool: asyncpg.Pool, tmp_path: Path) -> None:
     service = f"test_{secrets.token_hex(4)}"
     table = f"{service}_things"
@@ -76,16 +89,9 @@ async def test_a_durable_consumer_handles_in_order_acks_after_success_and_redeli
 ) -> None:
     import asyncio
 
-    from faststream.nats import JStream
-    from nats.js.api import RetentionPolicy, StorageType
-
-    from servicekit.bus import ensure_stream
     from servicekit.consumers import Consumers, durable_consumer
 
-    name = f"CONSUMERTEST{secrets.token_hex(3).upper()}"
-    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
-                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
-    await ensure_stream(js, spec)
+    name, spec = await _memory_stream(js, "CONSUMERTEST")
     handled: list[int] = []
     failures = 0
     consumers = Consumers()
@@ -127,18 +133,12 @@ async def test_a_message_that_fails_its_last_delivery_is_given_up_counted_and_th
     counted (`given_up`, the ConsumerGaveUp alert), and the messages after it are still handled."""
     import asyncio
 
-    from faststream.nats import JStream
-    from nats.js.api import RetentionPolicy, StorageType
     from prometheus_client import REGISTRY
 
-    from servicekit.bus import ensure_stream
     from servicekit.consumers import Consumers, durable_consumer
 
-    name = f"GIVEUPTEST{secrets.token_hex(3).upper()}"
+    name, spec = await _memory_stream(js, "GIVEUPTEST")
     durable = f"{name.lower()}-durable"
-    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
-                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
-    await ensure_stream(js, spec)
     handled: list[int] = []
     tries = 0
     consumers = Consumers()
@@ -181,16 +181,9 @@ async def test_a_batch_consumer_handles_a_fetch_in_one_call_and_falls_back_to_on
     message at a time, so only that one is NACKed and redelivered."""
     import asyncio
 
-    from faststream.nats import JStream
-    from nats.js.api import RetentionPolicy, StorageType
-
-    from servicekit.bus import ensure_stream
     from servicekit.consumers import Consumers, batch_consumer
 
-    name = f"BATCHTEST{secrets.token_hex(3).upper()}"
-    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
-                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
-    await ensure_stream(js, spec)
+    name, spec = await _memory_stream(js, "BATCHTEST")
     batches: list[list[int]] = []
     singles: list[int] = []
     refusals = 0
@@ -249,18 +242,12 @@ async def test_an_idle_consumer_fetches_again_without_an_error_and_handles_what_
     import asyncio
     import logging
 
-    from faststream.nats import JStream
-    from nats.js.api import RetentionPolicy, StorageType
     from prometheus_client import REGISTRY
 
-    from servicekit.bus import ensure_stream
     from servicekit.consumers import Consumers, durable_consumer
 
-    name = f"IDLETEST{secrets.token_hex(3).upper()}"
+    name, spec = await _memory_stream(js, "IDLETEST")
     durable = f"{name.lower()}-durable"
-    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
-                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
-    await ensure_stream(js, spec)
     handled: list[bytes] = []
     arrived = asyncio.Event()
     consumers = Consumers()
@@ -317,17 +304,12 @@ async def test_an_exclusive_consumer_taken_over_reads_what_its_dead_reader_left_
     durable again from its ack floor: the left messages come first, in the stream's order, at once."""
     import asyncio
 
-    from faststream.nats import JStream
-    from nats.js.api import AckPolicy, ConsumerConfig, RetentionPolicy, StorageType
+    from nats.js.api import AckPolicy, ConsumerConfig
 
-    from servicekit.bus import ensure_stream
     from servicekit.consumers import ACK_WAIT_S, Consumers, durable_consumer
 
-    name = f"REWINDTEST{secrets.token_hex(3).upper()}"
+    name, spec = await _memory_stream(js, "REWINDTEST")
     subject, durable = f"{name.lower()}.t", f"{name.lower()}-durable"
-    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
-                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
-    await ensure_stream(js, spec)
     for n in range(10):
         await js.publish(subject, str(n).encode())
     # The first reader: 0-2 handled and acked, 3-6 fetched and never acked (it was killed).
@@ -417,17 +399,11 @@ async def test_an_exclusive_consumer_reads_again_from_its_ack_floor_after_nats_r
     from urllib.parse import urlsplit, urlunsplit
 
     import nats
-    from faststream.nats import JStream
-    from nats.js.api import RetentionPolicy, StorageType
 
-    from servicekit.bus import ensure_stream
     from servicekit.consumers import ACK_WAIT_S, Consumers, durable_consumer
 
-    name = f"RECONNECTTEST{secrets.token_hex(3).upper()}"
+    name, spec = await _memory_stream(js, "RECONNECTTEST")
     subject, durable = f"{name.lower()}.t", f"{name.lower()}-durable"
-    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
-                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
-    await ensure_stream(js, spec)
     real = urlsplit(server_urls[0].split(",")[0])
     proxy = _AckDroppingProxy((real.hostname or "127.0.0.1", real.port or 4222), b"paused-1")
     server = await proxy.start()
@@ -458,18 +434,6 @@ async def test_an_exclusive_consumer_reads_again_from_its_ack_floor_after_nats_r
         server.close()  # type: ignore[attr-defined]
         await js.delete_stream(name)
     assert handled == ["paused-1", "paused-1", "resumed-2"], handled  # the lost ack's message again, first
-
-
-async def _memory_stream(js: JetStreamContext, prefix: str) -> tuple[str, JStream]:
-    from nats.js.api import RetentionPolicy, StorageType
-
-    from servicekit.bus import ensure_stream
-
-    name = f"{prefix}{secrets.token_hex(3).upper()}"
-    spec = JStream(name=name, subjects=[f"{name.lower()}.*"], retention=RetentionPolicy.LIMITS,
-                   storage=StorageType.MEMORY, declare=True)  # fmt: skip
-    await ensure_stream(js, spec)
-    return name, spec
 
 
 async def test_a_shared_consumers_messages_held_by_a_reader_that_died_come_back_after_its_own_ack_wait(
