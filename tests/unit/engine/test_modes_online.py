@@ -221,14 +221,14 @@ def _pass_start_at_minute(config: TableConfig, players: int, minute: int) -> lis
     return [e for e in t.do(Roll(seat)) if isinstance(e, BankPaid) and e.seat == seat]
 
 
-def _rent_at_minute(config: TableConfig, players: int, minute: int) -> tuple[PaymentDue, int]:
-    """The rent due on landing on an opponent's square 39 at `minute`, and what the owner got once paid."""
+def _rent_at_minute(config: TableConfig, players: int, minute: int, square: int = 39) -> tuple[PaymentDue, int]:
+    """The rent due on landing on an opponent's `square` at `minute`, and what the owner got once paid."""
     t = Table(players, seed=4, config=config)
     _minute_clock(t, minute)
     seat = t.state.current
     owner = opponent(t, seat)
-    give(t.state, owner, 39)
-    place(t.state, seat, 36)
+    give(t.state, owner, square)
+    place(t.state, seat, (square - 3) % 40)
     force_dice(t.state, 1, 2)
     (due,) = of(t.do(Roll(seat)), PaymentDue)
     assert (due.debtor, due.creditor, due.reason) == (seat, owner, "rent")
@@ -268,18 +268,8 @@ def test_X2_X3_X5_rent_tax_starts_at_the_mode_minute(
 
 def test_E4_the_banks_share_of_a_taxed_rent_is_rounded_down_and_the_owner_keeps_the_odd_dollars() -> None:
     """At 99% (minute 86 on) the bank's share of FreshMart's $20 is $19.80: the bank takes $19, the owner $1."""
-    t = Table(2, seed=4, config=classic())
-    _minute_clock(t, 90)
-    seat = t.state.current
-    owner = opponent(t, seat)
-    give(t.state, owner, 1)
-    place(t.state, seat, 38)
-    force_dice(t.state, 1, 2)
-    (due,) = of(t.do(Roll(seat)), PaymentDue)
-    assert (due.square, due.amount, due.bank_share) == (1, 20, 19)
-    cash = t.state.players[owner].cash
-    t.do(Pay(seat))
-    assert t.state.players[owner].cash - cash == 1
+    due, received = _rent_at_minute(classic(), 2, 90, square=1)
+    assert (due.amount, due.bank_share, received) == (20, 19, 1)
 
 
 # -- X6 via the modes: when the speed die joins --------------------------------------------------
