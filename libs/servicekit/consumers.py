@@ -75,7 +75,7 @@ log = logging.getLogger(__name__)
 #: Deliveries of one message before JetStream gives up on it (an advisory is published then).
 MAX_DELIVER = 20
 #: Seconds JetStream waits for the ack before it redelivers, unless a consumer says otherwise: what a
-#: reader that died holding messages delays them by (a live one keeps them alive: `_keep_alive`).
+#: reader that died holding messages delays them by (a live one keeps them alive: `_KeepAlive`).
 ACK_WAIT_S = 30.0
 #: Messages fetched at once (handled one after the other) and how long a fetch waits for the first.
 FETCH_BATCH = 64
@@ -430,11 +430,11 @@ class Consumers:
                 fresh = True
                 continue
             self._handling += 1
-            alive = asyncio.create_task(self._keep_alive(c, messages))
+            alive = _KeepAlive(c, messages)
             try:
                 await self._handle(c, messages)
             finally:
-                alive.cancel()
+                alive.stop()
                 self._handling -= 1
             if len(messages) < FETCH_BATCH:
                 await asyncio.sleep(c.gather_s)
@@ -486,18 +486,6 @@ class Consumers:
                 waited = True
             await asyncio.sleep(LEASE_RETRY_S)
         return False
-
-    @staticmethod
-    async def _keep_alive(c: _Consumer, messages: list[Msg]) -> None:
-        """While this instance works through a fetch, tell JetStream every third of the ack wait that the
-        messages not yet acked are in progress: only a reader that died (and so stopped telling it) has
-        its messages redelivered, one ack wait later, whatever time the handling of a fetch takes."""
-        while True:
-            await asyncio.sleep(c.ack_wait_s / 3)
-            for msg in messages:
-                if not msg.is_acked:
-                    with contextlib.suppress(Exception):  # NATS away: redelivered after the ack wait
-                        await msg.in_progress()
 
     async def _handle(self, c: _Consumer, messages: list[Msg]) -> None:
         if c.batch_handler is not None and len(messages) > 1:
@@ -578,6 +566,35 @@ class Consumers:
             delay = min(delay * 2, OUTAGE_MAX_DELAY_S)
 
 
+class _KeepAlive:
+    """While this instance works through a fetch, tell JetStream every third of the ack wait that the
+    messages not yet acked are in progress: only a reader that died (and so stopped telling it) has
+    its messages redelivered, one ack wait later, whatever time the handling of a fetch takes. A timer
+    until the first third has passed (most fetches are handled long before), a task only after it."""
+
+    def __init__(self, c: _Consumer, messages: list[Msg]) -> None:
+        self.every_s = c.ack_wait_s / 3
+        self.messages = messages
+        self._task: asyncio.Task[None] | None = None
+        self._timer = asyncio.get_running_loop().call_later(self.every_s, self._start)
+
+    def _start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while True:
+            for msg in self.messages:
+                if not msg.is_acked:
+                    with contextlib.suppress(Exception):  # NATS away: redelivered after the ack wait
+                        await msg.in_progress()
+            await asyncio.sleep(self.every_s)
+
+    def stop(self) -> None:
+        self._timer.cancel()
+        if self._task is not None:
+            self._task.cancel()
+
+
 async def nothing_to_read() -> None:
     """A `read_through` with no consumers to wait for (a service's parts driven without them, in tests)."""
 
@@ -604,16 +621,26 @@ def durable_consumer(
     for a first message before it fetches again. `exclusive`: read by one instance of the service at
     a time (its lease's holder), for a handler that needs one table's events in commit order.
     `ack_wait_s`: how soon the messages an instance fetched come back to the others if it dies
-    holding them (a live one keeps them however long it takes: `Consumers._keep_alive`); short for a
+    holding them (a live one keeps them however long it takes: `_KeepAlive`); short for a
     shared consumer whose messages something waits for."""
     wanted = [subjects] if isinstance(subjects, str) else list(subjects)
     if not wanted:
         raise ValueError(f"{durable}: a consumer needs a subject")
 
     def register(handler: Handler) -> Handler:
-        consumer = _Consumer(wanted, stream, durable, max_deliver, handler, gather_s, fetch_timeout_s, exclusive)
-        consumer.ack_wait_s = ack_wait_s
-        group.consumers.append(consumer)
+        group.consumers.append(
+            _Consumer(
+                wanted,
+                stream,
+                durable,
+                max_deliver,
+                handler,
+                gather_s,
+                fetch_timeout_s,
+                exclusive,
+                ack_wait_s=ack_wait_s,
+            )
+        )
         for outcome in OUTCOMES:  # exported at 0 from the start: an alert on `increase` sees the first one
             CONSUMED.labels(durable, outcome)
         return handler
