@@ -333,6 +333,19 @@ class Leases:
             )
         return address
 
+    async def holder_address(self) -> str | None:
+        """Where another live instance that holds partitions now is reached (None: none does), for a
+        new table asked of this one while it holds none."""
+        async with self.pool.acquire() as conn:
+            address: str | None = await conn.fetchval(
+                "SELECT i.address FROM partition_leases l JOIN table_instances i ON i.instance_id = l.owner "
+                f"WHERE l.expires_at > now() AND i.instance_id <> $2 AND {_LIVE} "
+                "GROUP BY i.address ORDER BY count(*) DESC LIMIT 1",
+                self.ttl_s,
+                self.instance_id,
+            )
+        return address
+
     async def instances(self, conn: asyncpg.Connection) -> list[InstanceRow]:
         """Every registered instance with the partitions it holds now and the unfinished tables in them."""
         rows = await conn.fetch(

@@ -767,6 +767,8 @@ class Tables:
             state, events = new_game(config, players, seed)
         except RuleViolation as exc:
             raise BadRequest(str(exc)) from None
+        if self.leases is not None and not self.leases.held:
+            raise await self._no_partition()
         table_id, partition, lease_epoch = self._new_id()
         epoch = wall_ms()
         scale = scale or self.default_scale
@@ -833,13 +835,25 @@ class Tables:
         """A seat's signed token: the same every time (its expiry counts from the table's creation)."""
         return auth.issue(self.token_secret, table_id, seat, name, now=epoch_ms // 1000)
 
+    async def _no_partition(self) -> Elsewhere:
+        """The refusal of a new table while this instance holds no partition (it just started beside
+        instances that hold them all and hand its share back at their next beat): the new table is made
+        by an instance that holds some, else the client retries shortly."""
+        address = ""
+        if self.leases is not None:
+            try:
+                address = await self.leases.holder_address() or ""
+            except Exception as exc:  # Postgres away: no instance to name
+                log.warning("no instance holding partitions found (%s)", exc)
+        where = f"instance at {address}" if address else "no instance holds one right now; retry shortly"
+        return Elsewhere(f"this instance holds no partition yet ({where})", address, 500)
+
     def _new_id(self) -> tuple[str, int | None, int | None]:
         """A new table id, drawn until it falls in a partition this instance holds; with it the partition
         and the lease's epoch (None, None: no leases)."""
         if self.leases is None:
             return secrets.token_hex(8), None, None
-        if not self.leases.held:
-            raise Unavailable("this instance holds no partition yet; retry shortly", 500)
+        assert self.leases.held, "create refuses a new table while no partition is held"
         while True:  # a fair share of P partitions: a few draws on average
             table_id = secrets.token_hex(8)
             partition = self.leases.partition(table_id)

@@ -30,7 +30,7 @@ from client.platform import ROOT, Platform, ServiceProcess, use_key
 from engine import codec, replay
 from monopoly.v1 import table_pb2, table_pb2_grpc
 from servicekit.embedded import free_port, nats_server
-from servicekit.routing import RoutedTableStub, RoutedWatch
+from servicekit.routing import RoutedTableStub, RoutedWatch, served_by
 from servicekit.wire import command_to_proto
 from services.table import store
 from services.table.leases import FENCED_SQLSTATE, partition_of
@@ -321,6 +321,26 @@ async def test_the_same_instance_id_or_another_partition_count_refuses_to_start(
     log = other.process.log_path.read_text()
     assert f"TABLE_PARTITIONS={PARTITIONS * 2}" in log and f"split into {PARTITIONS} partitions" in log
     assert json.dumps(await cluster.owners()) == json.dumps({"a": PARTITIONS})  # a went on untouched
+
+
+async def test_a_new_table_asked_of_an_instance_holding_no_partition_yet_is_made_by_one_that_does(
+    cluster: Cluster,
+) -> None:
+    a = await cluster.start("a")
+    await cluster.until_owners({"a": PARTITIONS})
+    # b beats every 20 s: it started beside a, which held every partition, and holds none until then
+    b = await cluster.start("b", TABLE_LEASE_TTL_S="60")
+    request = table_pb2.CreateTableRequest(mode="classic", players=["a", "b", "c"], seed=5)
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await b.raw().CreateTable(request, timeout=30)
+    assert refused.value.code() == grpc.StatusCode.UNAVAILABLE
+    assert "holds no partition yet" in str(refused.value.details())
+    assert served_by(refused.value) == a.address  # the redirect a routed client follows
+    assert await cluster.owners() == {"a": PARTITIONS}, "the test wants b still without a partition"
+
+    table_id = await create_on(b, 5)  # routed through b: made by a
+    assert await cluster.owner_of(table_id) == "a"
+    assert (await table_state(b.connect(), table_id)).seq >= 1
 
 
 async def test_a_client_of_the_instance_that_does_not_run_a_table_plays_it_to_its_end(cluster: Cluster) -> None:

@@ -6,21 +6,16 @@ applies a service's result even while paused), so nothing moves until the game r
 from __future__ import annotations
 
 import asyncio
-import tempfile
 import time
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import asyncpg
 import pytest
 
-from client import platform_channel
+from client import connect
 from client.auction import AuctionClient
 from client.casino import connect as casino_connect
 from client.platform import Platform
 from engine import RequestPause, VotePause
-from monopoly.v1 import table_pb2_grpc
-from servicekit.embedded import Servers
 
 from .test_auction import PLAYERS, declined, opened
 from .test_casino import Table, bet_opened, jackpot_seed
@@ -28,23 +23,19 @@ from .test_casino import Table, bet_opened, jackpot_seed
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-async def plat(embedded: Servers) -> AsyncIterator[Platform]:
-    nats_url, db_url, bus = embedded
-    data = Path(tempfile.mkdtemp(prefix="pause-restart-"))
-    p = Platform(nats_url, db_url, data, clock_scale=1, services=("table", "auction", "casino"), bus=bus)
-    await p.start()
-    try:
-        yield p
-    finally:
-        await p.stop()
+@pytest.fixture
+def plat(platform: Platform) -> Platform:
+    """The session's platform: a table service of this module's own beside it would share its
+    partitions and its consumers (the auction and casino results), and hold no partition until the
+    session's instance handed some back."""
+    return platform
 
 
 async def test_E5_a_restarted_auction_service_times_out_no_bidder_of_a_paused_game(
     plat: Platform, pool: asyncpg.Pool
 ) -> None:
-    async with platform_channel(plat.table_target) as ch, AuctionClient(plat.target("auction")) as auctions:
-        stub = table_pb2_grpc.TableServiceStub(ch)
+    channel, stub = connect(plat.table_target)
+    async with channel, AuctionClient(plat.target("auction")) as auctions:
         scale = 4  # 20 game s to bid = 5 wall s
         game, _, square = await declined(stub, 600, scale)
         view = await opened(auctions, game.table_id)
@@ -87,8 +78,8 @@ async def test_E5_a_restarted_auction_service_times_out_no_bidder_of_a_paused_ga
 async def test_E5_a_restarted_casino_service_declines_no_bet_of_a_paused_game(
     plat: Platform, pool: asyncpg.Pool
 ) -> None:
-    async with platform_channel(plat.table_target) as ch:
-        stub = table_pb2_grpc.TableServiceStub(ch)
+    channel, stub = connect(plat.table_target)
+    async with channel:
         casino_channel, casino = casino_connect(plat.target("casino"))
         try:
             table = await Table(stub, scale=15).create(pool, pool_seed=jackpot_seed((False,)))  # 75 s turn: 5 s
