@@ -326,9 +326,10 @@ async def test_the_same_instance_id_or_another_partition_count_refuses_to_start(
 async def test_a_new_table_asked_of_an_instance_holding_no_partition_yet_is_made_by_one_that_does(
     cluster: Cluster,
 ) -> None:
-    a = await cluster.start("a")
+    # Both beat every 20 s: b starts beside a, which holds every partition until its next beat hands
+    # b's share back, and b takes none before its own next beat.
+    a = await cluster.start("a", TABLE_LEASE_TTL_S="60")
     await cluster.until_owners({"a": PARTITIONS})
-    # b beats every 20 s: it started beside a, which held every partition, and holds none until then
     b = await cluster.start("b", TABLE_LEASE_TTL_S="60")
     request = table_pb2.CreateTableRequest(mode="classic", players=["a", "b", "c"], seed=5)
     with pytest.raises(grpc.aio.AioRpcError) as refused:
