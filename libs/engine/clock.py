@@ -104,11 +104,13 @@ def _decision_deadline(state: TableState) -> int:
         return -1 if "auction" in state.config.external else state.bid_deadline
     if phase is Phase.CASINO and "casino" in state.config.external:
         return -1
-    if phase is Phase.TRADE:  # answered in a bid's time during an auction (T6), on a debt's timer (D1)
+    if phase is Phase.TRADE:  # answered on a debt's timer (D1), else in a bid's time during an auction (T6)
+        debt = state.payments[0].deadline if state.payments else -1
+        if debt >= 0:  # before the debt's time ends, even with an auction waiting behind the payment
+            return debt
         if state.auction is not None and "auction" not in state.config.external:
             return state.bid_deadline
-        debt = state.payments[0].deadline if state.payments else -1
-        return debt if debt >= 0 else state.turn_deadline
+        return state.turn_deadline
     if phase is Phase.PAYMENT and state.payments[0].deadline >= 0:
         return state.payments[0].deadline
     return state.clock if state.timed_out else state.turn_deadline

@@ -145,9 +145,18 @@ def trade_window(state: TableState, seat: int) -> None:
     if state.config.trade.any_time:
         active(state, seat)
         return
-    # As at the table (`_check_propose`): the seat the game waits for, in a window: the player whose
-    # turn it is, or a debtor paying outside their own turn (T1, D1).
+    _online_window(state, seat)
+
+
+def _online_window(state: TableState, seat: int) -> None:
+    """T1 (online), at the table and at a trade service alike: the seat the game waits for, in a
+    window: the player whose turn it is, or a debtor in debt resolution (short of cash, D1) outside
+    their own turn. A debtor outside their turn whose cash covers the payment has only to pay."""
     actor(state, seat, TRADE_WINDOWS, rule="T1")
+    if seat != state.current and state.payments and state.players[seat].cash >= state.payments[0].amount:
+        raise RuleViolation(
+            "T1", "outside your turn you may propose only in debt resolution; your cash covers the payment: pay it"
+        )
 
 
 def _check_propose(state: TableState, cmd: ProposeTrade) -> None:
@@ -158,7 +167,7 @@ def _check_propose(state: TableState, cmd: ProposeTrade) -> None:
         if state.trade is not None:
             raise RuleViolation("T6", "another proposal is waiting for its answer")
     else:
-        actor(state, cmd.seat, TRADE_WINDOWS, rule="T1")
+        _online_window(state, cmd.seat)
     limit = state.config.trade.max_proposals_per_turn
     if limit is not None and state.proposals >= limit:
         raise RuleViolation("T1", f"at most {limit} trade proposals per turn")

@@ -131,7 +131,12 @@ def _ev_lifted(s: TableState, e: MortgageLifted) -> None:
     payments = s.payments
     if payments and s.config.mortgage_transfer_fee_percent is not None:  # M4: lifted at once, no fee
         first = payments[0]
-        s.payments = [p for p in payments if not (p.square == e.square and p.reason == PaymentReason.MORTGAGE_FEE)]
+        # Only the lifter's own fee: an earlier receiver who passed the square on unpaid still owes theirs.
+        s.payments = [
+            p
+            for p in payments
+            if not (p.square == e.square and p.reason == PaymentReason.MORTGAGE_FEE and p.debtor == e.seat)
+        ]
         if s.payments and s.payments[0] is not first:
             start_payment_timer(s)
         if first not in s.payments and first.deadline >= 0:

@@ -360,6 +360,34 @@ def test_E1_D1_debt_timer_runs_past_the_turn_timer() -> None:
     assert of(t.do(Tick(120_000)), TimedOut) == [TimedOut(seat, "debt")]
 
 
+def test_E1_D1_a_trade_proposed_in_debt_resolution_is_answered_by_the_debt_deadline_with_an_auction_waiting() -> None:
+    """A D4 auction's price falls due (A short of it) as the next D4 auction opens: a trade A proposes
+    at 55 s is answered within the debt's 60 s, not in a bid's 20 s from the proposal."""
+    scenario = Scenario(
+        players=("A", "B", "C"),
+        mode="hasbro",
+        turn="C",
+        order=("C", "A", "B"),
+        cash={"A": 100, "C": 10},
+        owners={"C": ["Mediterranean Ave", "Baltic Ave"], "A": ["Boardwalk"]},
+        positions={"C": 36},
+        dice=((1, 1),),
+    )
+    state = scenario.state()
+    apply(state, Roll(2))  # C bankrupt to the bank (income tax): D4 auctions of squares 1 and 3
+    apply(state, Bid(1, 10))
+    apply(state, Bid(0, 150))
+    apply(state, PassBid(1))  # A owes $150 with $100; square 3's auction waits behind the payment
+    assert state.auction is not None and state.payments[0].debtor == 0
+    assert state.payments[0].deadline == 60_000
+    apply(state, Tick(55_000))
+    apply(state, ProposeTrade(0, 1, give_squares=(39,), take_cash=100))
+    assert state.phase is Phase.TRADE
+    assert next_deadline(state) == 60_000
+    events = apply(state, Tick(60_000))
+    assert TimedOut(1, "trade") in events and TimedOut(0, "debt") in events
+
+
 def test_E1_an_affordable_payment_runs_on_the_turn_timer() -> None:
     t = Table(players=3, seed=2)
     t.do(Tick(10_000))

@@ -404,6 +404,23 @@ def test_M4_or_lift_it_at_once_for_value_plus_10_percent_only() -> None:
     assert not t.state.payments and t.state.actor == c
 
 
+def test_M4_lifting_cancels_only_the_lifters_own_fee_not_an_earlier_receivers() -> None:
+    """A received a mortgaged square and passed it on to B before paying the fee (T6: trades any
+    time); B lifts it: B's fee goes, A still owes theirs."""
+    s = engine.Scenario(players=("A", "B", "C"), mode="hasbro", owners={"C": ["Baltic Ave"]}, mortgaged=["Baltic Ave"])
+    state = s.state()
+    apply(state, ProposeTrade(2, 0, give_squares=(3,)))
+    apply(state, AcceptTrade(0, state.trade.trade_id))  # type: ignore[union-attr]
+    apply(state, ProposeTrade(0, 1, give_squares=(3,)))
+    apply(state, AcceptTrade(1, state.trade.trade_id))  # type: ignore[union-attr]
+    assert [(p.debtor, p.amount) for p in state.payments] == [(0, 3), (1, 3)]  # 10% of $30, each receiver
+    apply(state, LiftMortgage(1, 3))
+    assert [(p.debtor, p.amount, p.square) for p in state.payments] == [(0, 3, 3)]
+    assert state.actor == 0
+    apply(state, Pay(0))
+    assert state.players[0].cash == 1500 - 3 and not state.payments
+
+
 # -- A2 -----------------------------------------------------------------------------------------------
 
 

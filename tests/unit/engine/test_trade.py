@@ -15,12 +15,18 @@ from engine import (
     Phase,
     ProposeTrade,
     Roll,
+    RuleViolation,
+    Scenario,
+    TableState,
     TradeDeclined,
     TradeExecuted,
     TradeProposed,
+    apply,
     legal_commands,
     preset,
 )
+from engine.codec import state_to_data
+from engine.delegated import trade_window
 
 from .helpers import Table, give, refused, roll_onto
 
@@ -90,6 +96,37 @@ def test_T1_propose_while_a_payment_is_pending() -> None:
     assert t.state.phase is Phase.PAYMENT and t.state.actor == me
     t.do(Pay(me))
     assert t.state.players[me].cash == START_CASH - 2000 - 60
+
+
+def _birthday(cash_b: int) -> TableState:
+    """A draws the birthday card (Chance 15): B and C each owe A $100, B first, outside B's turn."""
+    deck = (15, *(i for i in range(20) if i != 15))
+    owners = {"A": ["FreshMart"], "B": ["GrocerGo"]}
+    scenario = Scenario(
+        players=("A", "B", "C"), mode="classic", chance=deck, dice=((3, 4),), owners=owners, cash={"B": cash_b}
+    )
+    state = scenario.state()
+    apply(state, Roll(0))
+    assert state.phase is Phase.PAYMENT and state.actor == 1 and state.current == 0
+    assert state.payments[0].amount == 100
+    return state
+
+
+def test_T1_a_debtor_outside_their_turn_proposes_only_in_debt_resolution() -> None:
+    state = _birthday(15_000)  # B's cash covers the $100: B has only to pay
+    before = state_to_data(state)
+    with pytest.raises(RuleViolation) as info:
+        apply(state, ProposeTrade(1, 2, give_cash=1000, take_cash=1000))
+    assert info.value.rule == "T1" and state_to_data(state) == before
+    with pytest.raises(RuleViolation) as info:
+        trade_window(state, 1)  # the trade service's window says the same
+    assert info.value.rule == "T1"
+
+    state = _birthday(50)  # short of the $100: debt resolution (D1), a proposal may raise the cash
+    trade_window(state, 1)
+    grocer = next(sq.index for sq in state.config.board.squares if sq.name == "GrocerGo")
+    events = apply(state, ProposeTrade(1, 2, give_squares=(grocer,), take_cash=500))
+    assert isinstance(events[-1], TradeProposed) and state.phase is Phase.TRADE
 
 
 def test_T1_propose_after_rolling_refused() -> None:

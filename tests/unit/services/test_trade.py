@@ -62,7 +62,8 @@ def test_a_payment_is_a_window_and_after_rolling_is_not() -> None:
 
 def test_T1_a_debtor_outside_their_turn_proposes_and_the_player_to_wait_does_not_as_at_the_table() -> None:
     """The trade service's window is the table's own (`_check_propose`): while another seat pays an
-    auction it won during this turn, that debtor may propose, and the player whose turn it is waits."""
+    auction it won during this turn, short of its price (debt resolution, D1), that debtor may
+    propose, and the player whose turn it is waits; a debtor whose cash covers it has only to pay."""
     config = dataclasses.replace(classic(), external=("auction", "trade"))
     state = Scenario(players=("a", "b", "c"), config=config, positions={0: 0}, dice=((1, 2),)).state()
     apply(state, Roll(0))
@@ -71,6 +72,10 @@ def test_T1_a_debtor_outside_their_turn_proposes_and_the_player_to_wait_does_not
     assert auction is not None
     apply(state, SettleAuction(BANK, auction.auction_id, 1, auction.start_price))
     assert state.current == 0 and state.actor == 1 and state.phase.value == "payment"
+    with pytest.raises(RuleViolation) as info:
+        check_window(state, 1)  # the cash covers the price: pay it
+    assert info.value.rule == "T1"
+    state.players[1].cash = auction.start_price - 1  # short of it: debt resolution
     check_window(state, 1)
     with pytest.raises(RuleViolation) as info:
         check_window(state, 0)
