@@ -270,6 +270,8 @@ def verify(secret: Secret, token: str, now: float | None = None) -> Claims:
     platform does not hold (any more), or expired."""
     if not token:
         raise Unauthenticated("a seat token is required")
+    if not token.isascii():  # a token is base64url; compare_digest raises TypeError on other text
+        raise Unauthenticated("the token is not valid (malformed or not signed by this platform)")
     body, _, signature = token.partition(".")
     try:  # a body nested thousands deep makes the parser recurse out of its depth, not just fail
         raw = json.loads(_unb64(body)) if body and signature else None

@@ -341,7 +341,8 @@ class TableActor:
         events: list[Event] = []
         now = self.game_now()
         due = next_deadline(state)
-        if now - state.clock >= CLOCK_RESOLUTION_MS or (due is not None and due <= now):
+        came_due = due is not None and due <= now
+        if now - state.clock >= CLOCK_RESOLUTION_MS or came_due:
             events += apply(state, Tick(now))
         violation: RuleViolation | None = None
         if command is not None:
@@ -349,6 +350,8 @@ class TableActor:
                 events += apply(state, command)
             except RuleViolation as exc:
                 violation = exc
+                if not came_due:  # a refusal changes nothing: the clock's move alone waits for the next commit
+                    events = []
         answer = b""
         if events:
             try:

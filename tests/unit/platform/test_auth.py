@@ -46,6 +46,8 @@ def test_the_same_claims_give_the_same_token() -> None:
         auth.issue("another-key", "t1", 0, "a"),  # forged: signed with another key
         base64.urlsafe_b64encode(b"[" * 5000).decode().rstrip("=") + ".sig",  # nested too deep to parse
         base64.urlsafe_b64encode(b'{"k":' * 3000).decode().rstrip("=") + ".sig",
+        auth.issue(KEY, "t1", 0, "a") + "é",  # not ASCII: compare_digest would raise TypeError
+        auth.issue(KEY, "t1", 0, "a").replace(".", ".é", 1),
     ],
 )
 def test_malformed_or_forged_tokens_are_unauthenticated(token: str) -> None:
@@ -200,6 +202,7 @@ def _stubs(target: str) -> tuple[grpc.Channel, table_pb2_grpc.TableServiceStub]:
         "garbage",
         auth.issue("another-key", "*", -1, "svc", role="service"),  # forged
         auth.issue(KEY, "*", -1, "svc", role="service", now=1_000, ttl_s=60),  # expired
+        auth.issue(KEY, "*", -1, "svc", role="service") + "é",  # not ASCII: not INTERNAL
     ],
 )
 def test_the_interceptor_refuses_missing_forged_and_expired_tokens(echo_target: str, token: str) -> None:
