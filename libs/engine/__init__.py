@@ -73,7 +73,7 @@ from .config import (
     speed,
     team,
 )
-from .errors import RuleViolation
+from .errors import RuleViolation, SettingRefused
 from .events import (
     BackConfirmed,
     BankPaid,
@@ -283,6 +283,7 @@ __all__ = [
     "ResumeScheduled",
     "Roll",
     "RuleViolation",
+    "SettingRefused",
     "SellBuilding",
     "SentToJail",
     "Square",

@@ -17,6 +17,7 @@ from typing import Any
 
 from .board import Board, hasbro_board, online_board
 from .cards import Card, duel_chance_deck, hasbro_chance_deck, hasbro_chest_deck, online_chance_deck
+from .errors import SettingRefused
 
 
 def added(default: Any) -> Any:
@@ -272,13 +273,13 @@ def custom(
             continue
         if type(value) is not int or not bound.low <= value <= bound.high:
             never = " or none" if bound.none_allowed else ""
-            raise ValueError(
-                f"X5: {name} must be a whole number from {bound.low} to {bound.high}{never}, not {value!r}"
+            raise SettingRefused(
+                "X5", f"{name} must be a whole number from {bound.low} to {bound.high}{never}, not {value!r}"
             )
     if build_mode not in BUILD_MODES:
-        raise ValueError(f"X5: build_mode must be one of {', '.join(BUILD_MODES)}, not {build_mode!r}")
+        raise SettingRefused("X5", f"build_mode must be one of {', '.join(BUILD_MODES)}, not {build_mode!r}")
     if type(speed_die) is not bool:
-        raise ValueError(f"X5: speed_die is on or off, not {speed_die!r}")
+        raise SettingRefused("X5", f"speed_die is on or off, not {speed_die!r}")
     base = ClockRules()
     clock = replace(
         base, turn_seconds=turn_seconds, salary_stop_minute=salary_stop_minute, tax_start_minute=tax_start_minute
@@ -412,9 +413,10 @@ MAX_TIME_LIMIT_MINUTES = 24 * 60
 def hasbro_time(time_limit_minutes: int = 60, **changes: Any) -> TableConfig:
     """H5: Time Limit game: at the agreed game minute the richest player (H6) wins."""
     if type(time_limit_minutes) is not int or not 1 <= time_limit_minutes <= MAX_TIME_LIMIT_MINUTES:
-        raise ValueError(
-            f"H5: time_limit_minutes must be a whole number of minutes from 1 to {MAX_TIME_LIMIT_MINUTES}, "
-            f"not {time_limit_minutes!r}"
+        raise SettingRefused(
+            "H5",
+            f"time_limit_minutes must be a whole number of minutes from 1 to {MAX_TIME_LIMIT_MINUTES}, "
+            f"not {time_limit_minutes!r}",
         )
     return hasbro(mode="hasbro-time", time_limit_minutes=time_limit_minutes).with_changes(**changes)
 

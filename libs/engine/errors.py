@@ -1,4 +1,4 @@
-"""The one exception the engine raises for a refused command."""
+"""The exceptions the engine raises for a refused command, and for a table setting out of bounds."""
 
 from __future__ import annotations
 
@@ -14,3 +14,12 @@ class RuleViolation(Exception):
         super().__init__(f"[{rule}] {message}")
         self.rule = rule
         self.message = message
+
+
+class SettingRefused(ValueError):
+    """A table setting out of its rule's bounds (X5, H5): a ValueError that names the rule, so a
+    service refusing the table can point at it as it does at a refused command."""
+
+    def __init__(self, rule: str, message: str) -> None:
+        super().__init__(f"[{rule}] {message}")
+        self.rule = rule

@@ -44,7 +44,12 @@ def unreachable(exc: BaseException) -> bool:
 
 
 class BadRequest(ValueError):
-    """Malformed input: INVALID_ARGUMENT."""
+    """Malformed input: INVALID_ARGUMENT; `rule`, when a game rule refused it (a table of too many
+    players, a setting out of bounds), goes to the trailing metadata `rule-id` as a refused command's does."""
+
+    def __init__(self, message: str, rule: str = "") -> None:
+        super().__init__(message)
+        self.rule = rule
 
 
 class NotFound(LookupError):

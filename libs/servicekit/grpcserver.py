@@ -118,10 +118,20 @@ def retry_after_ms(exc: BaseException) -> int:
     return exc.retry_after_ms if isinstance(exc, (Unavailable, Exhausted)) else RETRY_AFTER_MS
 
 
+#: The longest status message sent: an error that quotes an oversized input must not push the status
+#: past gRPC's metadata limit (16 KiB), which turns it into RESOURCE_EXHAUSTED and loses the real one.
+MAX_DETAILS = 1000
+
+
+def details_of(exc: BaseException) -> str:
+    text = str(exc)
+    return text if len(text) <= MAX_DETAILS else f"{text[:MAX_DETAILS]}... ({len(text) - MAX_DETAILS} more characters)"
+
+
 async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
     code = status_of(exc)
     if code is not None:
-        if isinstance(exc, RuleViolation):
+        if isinstance(exc, (RuleViolation, BadRequest)) and exc.rule:
             context.set_trailing_metadata((("rule-id", exc.rule),))
         elif code is grpc.StatusCode.RESOURCE_EXHAUSTED:
             QUOTA_REFUSED.inc()
@@ -134,7 +144,7 @@ async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
             if not isinstance(exc, Unavailable):
                 log.warning("a backing server is out of reach: %s: %s", type(exc).__name__, exc)
                 await context.abort(code, f"a backing server is out of reach ({type(exc).__name__}); retry later")
-        await context.abort(code, str(exc))
+        await context.abort(code, details_of(exc))
     log.exception("internal error", exc_info=exc)
     await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
 

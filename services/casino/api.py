@@ -50,7 +50,7 @@ class CasinoService(casino_pb2_grpc.CasinoServiceServicer):
         return view(await self.casino.decline(table_id, request.seat, _bet_id(request.bet_id)))
 
     async def GetBet(self, request: casino_pb2.GetBetRequest, context: grpc.aio.ServicerContext) -> casino_pb2.BetView:
-        return view(await self.casino.get(_table_id(request.table_id), request.bet_id))
+        return view(await self.casino.get(_table_id(request.table_id), _bet_id(request.bet_id)))
 
     async def GetPool(
         self, request: casino_pb2.GetPoolRequest, context: grpc.aio.ServicerContext

@@ -580,7 +580,7 @@ class Matchmaker:
         try:
             config = preset("custom", **settings)
         except (TypeError, ValueError) as exc:
-            raise BadRequest(str(exc)) from None
+            raise BadRequest(str(exc), getattr(exc, "rule", "")) from None
         seats = seats or config.max_players
         if not config.min_players <= seats <= config.max_players:
             raise BadRequest(f"seats: {config.min_players} to {config.max_players}")

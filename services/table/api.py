@@ -117,6 +117,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         table_id = _table_id(request.table_id)
         if len(request.command_id) > 128:
             raise BadRequest("command_id is at most 128 characters")
+        if request.expected_seq < 0:
+            raise BadRequest("expected_seq is a table's seq (0: not checked), never negative")
         command = command_from_proto(request.command)
         if isinstance(command, Tick):
             raise BadRequest("the clock is the table service's own: Tick is not a player's command")
@@ -159,12 +161,16 @@ class TableService(table_pb2_grpc.TableServiceServicer):
                     code = grpcserver.status_of(exc)
                     if code is None:
                         raise
-                    rule = exc.rule if isinstance(exc, RuleViolation) else ""
+                    rule = exc.rule if isinstance(exc, (RuleViolation, BadRequest)) else ""
                     hinted = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.RESOURCE_EXHAUSTED)
                     retry = grpcserver.retry_after_ms(exc) if code in hinted else 0
                     where = exc.address if isinstance(exc, Elsewhere) else ""  # the client sends it there
                     refusal = table_pb2.PlayRefusal(
-                        code=code.name, message=str(exc), rule_id=rule, retry_after_ms=retry, served_by=where
+                        code=code.name,
+                        message=grpcserver.details_of(exc),
+                        rule_id=rule,
+                        retry_after_ms=retry,
+                        served_by=where,
                     )
                     yield table_pb2.PlayResponse(command_id=request.command_id, refused=refusal)
                     continue
@@ -180,6 +186,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         if len(request.leave_out_commands) > 64:
             raise BadRequest("leave_out_commands is at most 64 characters")
         actor = await self.tables.get(table_id)
+        if request.from_seq > actor.state.seq:  # no client has seen a seq the table has not committed
+            raise BadRequest(f"from_seq {request.from_seq} is past the table's last seq ({actor.state.seq})")
         live = actor.subscribe(request.leave_out_commands)  # before reading the past: nothing falls in between
         try:
             last = request.from_seq

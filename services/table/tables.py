@@ -756,7 +756,7 @@ class Tables:
         try:
             config = _config(mode, external, scale or self.default_scale, **settings)
         except (TypeError, ValueError) as exc:
-            raise BadRequest(str(exc)) from None
+            raise BadRequest(str(exc), getattr(exc, "rule", "")) from None
         if not players:
             raise BadRequest("players: one name per seat")
         players = [validate.name(p, "players", MAX_SEAT_NAME) for p in players]
@@ -769,7 +769,7 @@ class Tables:
         try:
             state, events = new_game(config, players, seed)
         except RuleViolation as exc:
-            raise BadRequest(str(exc)) from None
+            raise BadRequest(str(exc), exc.rule) from None
         if self.leases is not None and not self.leases.held:
             raise await self._no_partition()
         table_id, partition, lease_epoch = self._new_id()

@@ -211,6 +211,9 @@ async def test_a_bet_pays_its_payout_and_verifies(
     with pytest.raises(grpc.aio.AioRpcError) as none_open:
         await casino.GetBet(casino_pb2.GetBetRequest(table_id=table.table_id))
     assert none_open.value.code() == grpc.StatusCode.NOT_FOUND
+    with pytest.raises(grpc.aio.AioRpcError) as too_long:  # refused before it is looked up (or quoted)
+        await casino.GetBet(casino_pb2.GetBetRequest(table_id=table.table_id, bet_id="b" * 20_000))
+    assert too_long.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
     # Metrics: bets by outcome, payouts, the pools' total.
     port = casino_platform.processes["casino"].env["CASINO_METRICS_PORT"]

@@ -189,6 +189,7 @@ SUBMIT_MALFORMED: dict[str, Callable[[BotTable], table_pb2.SubmitCommandRequest]
         table_id="t" * 65, command_id="c", seat_token=g.tokens[0], command=command_to_proto(Roll(0))
     ),
     "too long command_id": lambda g: request(g, Roll(0), command_id="c" * 129),
+    "a negative expected_seq": lambda g: request(g, Roll(0), command_id="c", expected_seq=-5),
 }
 
 
@@ -250,6 +251,21 @@ CREATE_MALFORMED: dict[str, table_pb2.CreateTableRequest] = {
     "an ANSI escape in a name": table_pb2.CreateTableRequest(mode="classic", players=["\x1b[31ma", "b"]),
     "a bidi override in a name": table_pb2.CreateTableRequest(mode="classic", players=["a\u202eb", "b"]),
     "a zero-width-only name": table_pb2.CreateTableRequest(mode="classic", players=["\u200b\u200d", "b"]),
+    # Quoted in the refusal: its message is cut, so the status stays INVALID_ARGUMENT, not RESOURCE_EXHAUSTED.
+    "a 20,000-character mode": table_pb2.CreateTableRequest(mode="m" * 20_000, players=["a", "b"]),
+    "a 20,000-character setting": table_pb2.CreateTableRequest(
+        mode="custom", players=["a", "b"], custom_settings_json=json.dumps({"build_mode": "k" * 20_000})
+    ),
+}
+#: The game rule a refusal names (`rule-id`), where one refused it.
+CREATE_RULES = {
+    "a setting out of bounds": "X5",
+    "a setting of the wrong type": "X5",
+    "one player": "X1",
+    "six players": "X1",
+    "a duel of two": "X3",
+    "a team game of three": "X4",
+    "a 20,000-character setting": "X5",
 }
 
 
@@ -263,6 +279,8 @@ async def test_a_malformed_create_table_is_invalid(
         reply = await stub.CreateTable(CREATE_MALFORMED[case], timeout=30)
     except grpc.aio.AioRpcError as exc:
         assert exc.code() == grpc.StatusCode.INVALID_ARGUMENT, exc.details()
+        assert len(exc.details() or "") <= 1100
+        assert rule_id(exc) == CREATE_RULES.get(case)
         async with pool.acquire() as conn:  # nothing written: no table without events, no bigint overflow
             assert await conn.fetchval("SELECT count(*) FROM tables WHERE seq = 0 OR seed >= 2 ^ 63") == before
         return

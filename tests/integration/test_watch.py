@@ -113,6 +113,23 @@ async def test_watching_from_a_negative_seq_is_invalid(stub: table_pb2_grpc.Tabl
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
+@pytest.mark.parametrize("ahead", [1, 1000, 2**63 - 1])
+async def test_watching_from_a_seq_past_the_tables_last_is_invalid_not_silent(
+    stub: table_pb2_grpc.TableServiceStub, ahead: int
+) -> None:
+    """No client has seen a seq the table has not committed: such a stream would wait in silence."""
+    game = BotTable(stub, seed=44, players=2)
+    await game.create()
+    seq = (await get(stub, game.table_id)).seq
+    request = table_pb2.WatchTableRequest(
+        table_id=game.table_id, seat_token=bot_service_token(), from_seq=min(seq + ahead, 2**63 - 1)
+    )
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await asyncio.wait_for(_drain(stub, request), 30)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "past the table's last seq" in (caught.value.details() or "")
+
+
 async def test_a_leave_out_prefix_over_64_characters_is_invalid(stub: table_pb2_grpc.TableServiceStub) -> None:
     game = BotTable(stub, seed=45, players=2)
     await game.create()
