@@ -44,6 +44,13 @@ def _check_mortgage(state: TableState, cmd: Mortgage) -> None:
     property_of(state, cmd.seat, getattr(cmd, "square"), "M1")  # noqa: B009
     if state.mortgaged_round[cmd.square] >= 0:
         raise RuleViolation("M1", "already mortgaged")
+    trade = state.trade
+    if trade is not None and (cmd.square in trade.give_squares or cmd.square in trade.take_squares):
+        # hasbro (P10): mortgaging is allowed while a proposal waits; an offered square would reach
+        # the other side mortgaged, with an M4 fee, on terms that changed under their answer
+        raise RuleViolation(
+            "T2", f"square {cmd.square} is in the open trade proposal: it stands as offered until answered"
+        )
     square = state.config.board.squares[cmd.square]
     if square.kind is Kind.PROPERTY and state.group_has_buildings(square.group):
         raise RuleViolation("M1", "sell the group's buildings first")

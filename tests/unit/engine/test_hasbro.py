@@ -421,6 +421,24 @@ def test_M4_lifting_cancels_only_the_lifters_own_fee_not_an_earlier_receivers() 
     assert state.players[0].cash == 1500 - 3 and not state.payments
 
 
+def test_T2_an_offered_square_is_not_mortgaged_while_the_proposal_waits_for_its_answer() -> None:
+    """P10 lets either side mortgage while B decides; an offered square would then reach the other side
+    mortgaged (with an M4 fee) on terms changed under their answer: the proposal's squares stand."""
+    owners = {"A": ["Baltic Ave", "Oriental Ave"], "B": ["Vermont Ave"]}
+    state = engine.Scenario(players=("A", "B", "C"), mode="hasbro", owners=owners).state()
+    apply(state, ProposeTrade(0, 1, give_squares=(3,), take_squares=(8,)))
+    for seat, square in ((0, 3), (1, 8)):
+        before = state_to_data(state)
+        with pytest.raises(RuleViolation) as info:
+            apply(state, Mortgage(seat, square))
+        assert info.value.rule == "T2" and state_to_data(state) == before
+        assert Mortgage(seat, square) not in legal_commands(state, seat)
+    apply(state, Mortgage(0, 6))  # a square outside the proposal
+    apply(state, AcceptTrade(1, state.trade.trade_id))  # type: ignore[union-attr]
+    assert state.owner[3] == 1 and state.mortgaged_round[3] < 0 and not state.payments
+    apply(state, Mortgage(1, 3))  # answered: B's to mortgage now
+
+
 # -- A2 -----------------------------------------------------------------------------------------------
 
 
