@@ -146,6 +146,9 @@ class TableConfig:
     #: M4: a mortgaged property received in a trade or a bankruptcy costs this percent of its
     #: mortgage value (rounded up) unless lifted at once (None: no such rule).
     mortgage_transfer_fee_percent: int | None = added(None)
+    #: M4: lifting a received square cancels only the lifter's own fee (False: every fee on the
+    #: square, as tables recorded before that was fixed replay).
+    mortgage_fee_own_only: bool = added(False)
     #: P10, G9: build, sell buildings, mortgage and lift at any time, also outside one's turn.
     manage_any_time: bool = added(False)
     #: P10: when several players want more buildings than the bank holds, they are auctioned.
@@ -384,6 +387,7 @@ def hasbro(**changes: Any) -> TableConfig:
         house_supply=32,  # P10
         hotel_supply=12,
         mortgage_transfer_fee_percent=10,  # M4
+        mortgage_fee_own_only=True,
         manage_any_time=True,  # P10, G9
         building_auction=True,  # P10
         bankrupt_auction=True,  # D4

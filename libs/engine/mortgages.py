@@ -138,11 +138,15 @@ def _ev_lifted(s: TableState, e: MortgageLifted) -> None:
     payments = s.payments
     if payments and s.config.mortgage_transfer_fee_percent is not None:  # M4: lifted at once, no fee
         first = payments[0]
-        # Only the lifter's own fee: an earlier receiver who passed the square on unpaid still owes theirs.
+        # Only the lifter's own fee: an earlier receiver who passed the square on unpaid still owes theirs
+        # (a table recorded before that rule replays as it was played: `mortgage_fee_own_only` off).
+        own_only = s.config.mortgage_fee_own_only
         s.payments = [
             p
             for p in payments
-            if not (p.square == e.square and p.reason == PaymentReason.MORTGAGE_FEE and p.debtor == e.seat)
+            if not (
+                p.square == e.square and p.reason == PaymentReason.MORTGAGE_FEE and (p.debtor == e.seat or not own_only)
+            )
         ]
         if s.payments and s.payments[0] is not first:
             start_payment_timer(s)

@@ -118,14 +118,18 @@ def retry_after_ms(exc: BaseException) -> int:
     return exc.retry_after_ms if isinstance(exc, (Unavailable, Exhausted)) else RETRY_AFTER_MS
 
 
-#: The longest status message sent: an error that quotes an oversized input must not push the status
-#: past gRPC's metadata limit (16 KiB), which turns it into RESOURCE_EXHAUSTED and loses the real one.
+#: The longest status message sent, in UTF-8 bytes: an error that quotes an oversized input must not push
+#: the status past gRPC's metadata limits (8 KiB soft, 16 KiB hard; the message travels percent-encoded,
+#: up to 3 bytes for each byte outside ASCII), which turns it into RESOURCE_EXHAUSTED and loses the real one.
 MAX_DETAILS = 1000
 
 
 def details_of(exc: BaseException) -> str:
     text = str(exc)
-    return text if len(text) <= MAX_DETAILS else f"{text[:MAX_DETAILS]}... ({len(text) - MAX_DETAILS} more characters)"
+    raw = text.encode()
+    if len(raw) <= MAX_DETAILS:
+        return text
+    return f"{raw[:MAX_DETAILS].decode(errors='ignore')}... ({len(raw) - MAX_DETAILS} more bytes)"
 
 
 async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:

@@ -186,7 +186,15 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         if len(request.leave_out_commands) > 64:
             raise BadRequest("leave_out_commands is at most 64 characters")
         actor = await self.tables.get(table_id)
-        if request.from_seq > actor.state.seq:  # no client has seen a seq the table has not committed
+        if request.from_seq > actor.state.seq:  # no client has seen a seq the table has not committed...
+            async with self.tables.pool.acquire() as conn:
+                row = await store.table(conn, table_id)
+            if row is not None and row.seq >= request.from_seq:
+                # ...but Postgres has: this actor is behind (its partition moved while this instance was
+                # frozen, or its last commit's outcome is being learnt); the owner, or a retry, serves it
+                if self.tables.leases is not None:
+                    self.tables.leases.nudge()  # a beat now: a lost partition is learnt at once
+                raise await self.tables.elsewhere(table_id)
             raise BadRequest(f"from_seq {request.from_seq} is past the table's last seq ({actor.state.seq})")
         live = actor.subscribe(request.leave_out_commands)  # before reading the past: nothing falls in between
         try:

@@ -253,6 +253,9 @@ CREATE_MALFORMED: dict[str, table_pb2.CreateTableRequest] = {
     "a zero-width-only name": table_pb2.CreateTableRequest(mode="classic", players=["\u200b\u200d", "b"]),
     # Quoted in the refusal: its message is cut, so the status stays INVALID_ARGUMENT, not RESOURCE_EXHAUSTED.
     "a 20,000-character mode": table_pb2.CreateTableRequest(mode="m" * 20_000, players=["a", "b"]),
+    "a mode of 5,000 four-byte characters": table_pb2.CreateTableRequest(
+        mode="\U0001f600" * 5_000, players=["a", "b"]
+    ),
     "a 20,000-character setting": table_pb2.CreateTableRequest(
         mode="custom", players=["a", "b"], custom_settings_json=json.dumps({"build_mode": "k" * 20_000})
     ),
@@ -279,7 +282,7 @@ async def test_a_malformed_create_table_is_invalid(
         reply = await stub.CreateTable(CREATE_MALFORMED[case], timeout=30)
     except grpc.aio.AioRpcError as exc:
         assert exc.code() == grpc.StatusCode.INVALID_ARGUMENT, exc.details()
-        assert len(exc.details() or "") <= 1100
+        assert len((exc.details() or "").encode()) <= 1100
         assert rule_id(exc) == CREATE_RULES.get(case)
         async with pool.acquire() as conn:  # nothing written: no table without events, no bigint overflow
             assert await conn.fetchval("SELECT count(*) FROM tables WHERE seq = 0 OR seed >= 2 ^ 63") == before

@@ -58,7 +58,7 @@ from engine import (
     replay,
 )
 from engine.cards import CHEST_BASE, Effect
-from engine.codec import state_to_data
+from engine.codec import state_from_data, state_to_data
 from engine.config import hasbro_short_6, hasbro_short_8, hasbro_time
 from engine.state import BANK, TableState
 from sim.runner import play_game
@@ -419,6 +419,22 @@ def test_M4_lifting_cancels_only_the_lifters_own_fee_not_an_earlier_receivers() 
     assert state.actor == 0
     apply(state, Pay(0))
     assert state.players[0].cash == 1500 - 3 and not state.payments
+
+
+def test_M4_a_table_recorded_before_the_own_fee_rule_replays_as_it_was_played() -> None:
+    """Its config (from its TableCreated) lacks `mortgage_fee_own_only`: the lift cancelled both fees."""
+    old = engine.preset("hasbro").with_changes(mortgage_fee_own_only=False)
+    s = engine.Scenario(players=("A", "B", "C"), config=old, owners={"C": ["Baltic Ave"]}, mortgaged=["Baltic Ave"])
+    state = s.state()
+    for command in (ProposeTrade(2, 0, give_squares=(3,)), ProposeTrade(0, 1, give_squares=(3,))):
+        apply(state, command)
+        apply(state, AcceptTrade(command.counterparty, state.trade.trade_id))  # type: ignore[union-attr]
+    apply(state, LiftMortgage(1, 3))
+    assert not state.payments
+    recorded = engine.preset("hasbro")  # a hasbro config as tables recorded it before: without the field
+    data = state_to_data(engine.new_game(recorded, ["A", "B"], 1)[0])
+    del data["config"]["mortgage_fee_own_only"]
+    assert recorded.mortgage_fee_own_only and not state_from_data(data).config.mortgage_fee_own_only
 
 
 def test_T2_an_offered_square_is_not_mortgaged_while_the_proposal_waits_for_its_answer() -> None:
