@@ -583,7 +583,7 @@ class Matchmaker:
             raise BadRequest(str(exc), getattr(exc, "rule", "")) from None
         seats = seats or config.max_players
         if not config.min_players <= seats <= config.max_players:
-            raise BadRequest(f"seats: {config.min_players} to {config.max_players}")
+            raise BadRequest(f"seats: {config.min_players} to {config.max_players}", "X5")
         lobby_id = "l-" + secrets.token_hex(6)
         async with self.pool.acquire() as conn, conn.transaction():
             await self._lock(conn, host)

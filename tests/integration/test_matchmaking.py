@@ -307,7 +307,9 @@ async def test_custom_table_hosted_joined_and_started_by_its_host(
     lobby = await mm.host_custom(host, json.dumps(settings), seats=3)
     assert lobby.status == "open" and "$20,000" in lobby.rule_card
     bad = await refused(mm.host_custom(guest1, json.dumps({"starting_cash": 1})))
-    assert bad.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert bad.code() == grpc.StatusCode.INVALID_ARGUMENT and rule_id(bad) == "X5"
+    bad = await refused(mm.host_custom(guest1, "{}", seats=9))
+    assert bad.code() == grpc.StatusCode.INVALID_ARGUMENT and rule_id(bad) == "X5"
     listed = await mm.list_tables()
     assert [lb.rule_card for lb in listed.lobbies if lb.lobby_id == lobby.lobby_id] == [lobby.rule_card]
     await mm.join_custom(guest1, lobby.lobby_id)
