@@ -202,6 +202,8 @@ def plan(mode: str, tickets: Sequence[Ticket], rules: Rules) -> list[Plan]:
                 continue
             group.append(u)
             total += u.size
+        if total < size.start_at and (other := _filled(anchor, pool[1:], size, rules)) is not None:
+            group, total = other, sum(u.size for u in other)
         waited = anchor.waited_s >= rules.small_table_wait_s
         bots = 0
         ready = total >= size.start_at or (waited and total >= size.min_players)
@@ -219,6 +221,31 @@ def plan(mode: str, tickets: Sequence[Ticket], rules: Rules) -> list[Plan]:
         taken = {id(u) for u in group}
         pool = [u for u in pool if id(u) not in taken]
     return plans
+
+
+def _filled(anchor: Unit, others: Sequence[Unit], size: ModeSize, rules: Rules) -> list[Unit] | None:
+    """The anchor with the oldest units that fill its table to `start_at` when taking each that fits, in
+    age order, fell short (a Team 2v2 party, a single, then a party: the single took the seat the second
+    party needed); then as many more as fit. None: no such table (a subset sum over at most 6 seats)."""
+    chosen: dict[int, list[Unit]] = {anchor.size: [anchor]}  # players seated: the first units found for it
+    for u in others:
+        if not compatible(rules, anchor, u):
+            continue
+        for total, picked in list(chosen.items()):
+            if total + u.size <= size.max_players and total + u.size not in chosen:
+                chosen[total + u.size] = [*picked, u]
+        if max(chosen) >= size.start_at:
+            break
+    if max(chosen) < size.start_at:
+        return None
+    total = max(chosen)
+    group = chosen[total]
+    taken = {id(u) for u in group}
+    for u in others:  # then more, as the first pass takes them, up to the table's size
+        if id(u) not in taken and total + u.size <= size.max_players and compatible(rules, anchor, u):
+            group.append(u)
+            total += u.size
+    return group
 
 
 def queued_players(tickets: Sequence[Ticket]) -> int:

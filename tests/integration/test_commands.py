@@ -253,9 +253,7 @@ CREATE_MALFORMED: dict[str, table_pb2.CreateTableRequest] = {
     "a zero-width-only name": table_pb2.CreateTableRequest(mode="classic", players=["\u200b\u200d", "b"]),
     # Quoted in the refusal: its message is cut, so the status stays INVALID_ARGUMENT, not RESOURCE_EXHAUSTED.
     "a 20,000-character mode": table_pb2.CreateTableRequest(mode="m" * 20_000, players=["a", "b"]),
-    "a mode of 5,000 four-byte characters": table_pb2.CreateTableRequest(
-        mode="\U0001f600" * 5_000, players=["a", "b"]
-    ),
+    "a mode of 5,000 four-byte characters": table_pb2.CreateTableRequest(mode="\U0001f600" * 5_000, players=["a", "b"]),
     "a 20,000-character setting": table_pb2.CreateTableRequest(
         mode="custom", players=["a", "b"], custom_settings_json=json.dumps({"build_mode": "k" * 20_000})
     ),

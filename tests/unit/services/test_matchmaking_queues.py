@@ -58,6 +58,22 @@ def test_parties_sit_together_on_one_team_and_wait_until_complete() -> None:
     assert sorted([seat_of["p0"], seat_of["p1"]]) == [0, 2]
 
 
+def test_R4_two_parties_make_a_team_table_though_a_single_waits_between_them() -> None:
+    """Taking each unit that fits in age order seats the single beside the first party, and the second
+    party no longer fits: the two parties, a full 2v2 table, start anyway; the single waits."""
+    first = [t(1, 100, party="P1", size=2), t(2, 100, party="P1", size=2)]
+    second = [t(4, 80, party="P2", size=2), t(5, 80, party="P2", size=2)]
+    (team,) = plan("team", [*first, t(3, 90), *second], RULES)
+    seat_of = {s.ticket.player_id: s.seat for s in team.seats if s.ticket}
+    assert set(seat_of) == {"p1", "p2", "p4", "p5"} and team.rated
+    assert sorted([seat_of["p1"], seat_of["p2"]]) in ([0, 2], [1, 3])
+    # Classic: a party of two, a single, then a party of three: the two parties fill a table of five.
+    pair = [t(1, 9, party="A", size=2), t(2, 9, party="A", size=2)]
+    trio = [t(4, 7, party="B", size=3), t(5, 7, party="B", size=3), t(6, 7, party="B", size=3)]
+    (classic,) = plan("classic", [*pair, t(3, 8), *trio], RULES)
+    assert {s.ticket.player_id for s in classic.seats if s.ticket} == {"p1", "p2", "p4", "p5", "p6"}
+
+
 def test_rating_band_widens_with_waiting() -> None:
     assert plan("duel", [t(0, 1, 0), t(1, 1, 0), t(2, 1, 50)], RULES) == []
     (duel,) = plan("duel", [t(0, 100, 0), t(1, 1, 0), t(2, 1, 50)], RULES)  # band 5 + 50
