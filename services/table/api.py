@@ -188,8 +188,8 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         actor = await self.tables.get(table_id)
         if request.from_seq > actor.state.seq:  # no client has seen a seq the table has not committed...
             async with self.tables.pool.acquire() as conn:
-                row = await store.table(conn, table_id)
-            if row is not None and row.seq >= request.from_seq:
+                committed = await store.seq_of(conn, table_id)
+            if committed is not None and committed >= request.from_seq:
                 # ...but Postgres has: this actor is behind (its partition moved while this instance was
                 # frozen, or its last commit's outcome is being learnt); the owner, or a retry, serves it
                 if self.tables.leases is not None:

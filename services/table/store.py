@@ -187,6 +187,12 @@ async def table(conn: asyncpg.Connection, table_id: str) -> TableRow | None:
     return _row(r) if r is not None else None
 
 
+async def seq_of(conn: asyncpg.Connection, table_id: str) -> int | None:
+    """The table's last committed seq (None: no such table), without its snapshot."""
+    seq: int | None = await conn.fetchval("SELECT seq FROM tables WHERE table_id = $1", table_id)
+    return seq
+
+
 async def stop_clock(conn: asyncpg.Connection, table_id: str, stopped_ms: int, fence: tuple[str, int] | None) -> bool:
     """Record how long the table's clock has stood still; False if this instance's lease on the table's
     partition moved on meanwhile (another owner took it: nothing written). The lease may have run out
