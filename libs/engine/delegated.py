@@ -239,7 +239,26 @@ def _check_execute_trade(state: TableState, cmd: ExecuteTrade) -> None:
         if exc.rule != "T1":
             raise
         raise RuleViolation("T1", f"the proposal lapsed: seat {cmd.seat} can no longer trade this turn") from None
-    validate_terms(state, offer_of(cmd.trade_id, cmd), teammates(state, cmd.seat, cmd.counterparty))
+    offer = offer_of(cmd.trade_id, cmd)
+    validate_terms(state, offer, teammates(state, cmd.seat, cmd.counterparty))
+    _check_terms_stand(state, cmd, offer.give_squares + offer.take_squares)
+
+
+def _check_terms_stand(state: TableState, cmd: ExecuteTrade, squares: tuple[int, ...]) -> None:
+    """T2: the squares stand as offered. A trade service holds a proposal without the table knowing,
+    so the table cannot refuse a mortgage of an offered square meanwhile (as it does for its own
+    proposals); instead the agreed trade is refused if any traded square was mortgaged or lifted since."""
+    if getattr(cmd, "mortgages_recorded") is not True:  # noqa: B009 - untyped read, as offer_of
+        return
+    recorded = getattr(cmd, "mortgaged_squares")  # noqa: B009
+    if not isinstance(recorded, (tuple, list)) or any(type(sq) is not int for sq in recorded):
+        raise RuleViolation("T2", "the mortgaged squares of a trade are a list of whole numbers")
+    board = state.config.board.squares
+    for sq in squares:
+        mortgaged = state.mortgaged_round[sq] >= 0
+        if mortgaged != (sq in recorded):
+            change = "mortgaged" if mortgaged else "lifted (M2)"
+            raise RuleViolation("T2", f"{board[sq].name} was {change} since the proposal: the terms no longer stand")
 
 
 def _do_execute_trade(ctx: Ctx, cmd: ExecuteTrade) -> None:

@@ -53,7 +53,8 @@ class ExecuteTrade(Command):
 
     Sent by the platform, never by a player. The table re-checks it: the
     proposal lapses with the turn (`turn_no`) or when its window (T1) is over,
-    and the terms must still be legal (T2-T5).
+    and the terms must still be legal (T2-T5) and stand as offered (T2: no
+    traded square mortgaged or lifted since the proposal).
     """
 
     seat: int  # the proposer
@@ -66,6 +67,10 @@ class ExecuteTrade(Command):
     take_squares: tuple[int, ...] = ()
     give_cards: tuple[int, ...] = ()  # T6 (hasbro): Get Out of Jail Free cards
     take_cards: tuple[int, ...] = ()
+    #: T2: the traded squares that were mortgaged when the proposal was made; with
+    #: `mortgages_recorded`, exactly these must be mortgaged now (False: sent before the check).
+    mortgaged_squares: tuple[int, ...] = ()
+    mortgages_recorded: bool = False
 
 
 @dataclass(slots=True)

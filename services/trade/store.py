@@ -25,6 +25,8 @@ class TradeRow:
     #: T2 (hasbro): Get Out of Jail Free cards on each side.
     give_cards: tuple[int, ...] = ()
     take_cards: tuple[int, ...] = ()
+    #: T2: the traded squares mortgaged at the proposal (None: proposed before they were recorded).
+    mortgaged_squares: tuple[int, ...] | None = None
 
 
 def _row(r: asyncpg.Record) -> TradeRow:
@@ -44,6 +46,7 @@ def _row(r: asyncpg.Record) -> TradeRow:
         r["rule"],
         tuple(r["give_cards"]),
         tuple(r["take_cards"]),
+        None if r["mortgaged_squares"] is None else tuple(r["mortgaged_squares"]),
     )
 
 
@@ -78,8 +81,8 @@ async def save_counter(conn: asyncpg.Connection, table_id: str, counter: Counter
 async def insert_trade(conn: asyncpg.Connection, t: TradeRow, request_id: str | None = None) -> None:
     await conn.execute(
         "INSERT INTO trades (table_id, trade_id, proposer, counterparty, give_cash, give_squares, take_cash, "
-        "take_squares, status, turn_no, table_seq, reason, rule, give_cards, take_cards, request_id) "
-        "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)",
+        "take_squares, status, turn_no, table_seq, reason, rule, give_cards, take_cards, request_id, "
+        "mortgaged_squares) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
         t.table_id,
         t.trade_id,
         t.proposer,
@@ -96,6 +99,7 @@ async def insert_trade(conn: asyncpg.Connection, t: TradeRow, request_id: str | 
         list(t.give_cards),
         list(t.take_cards),
         request_id,
+        None if t.mortgaged_squares is None else list(t.mortgaged_squares),
     )
 
 

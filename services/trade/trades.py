@@ -81,6 +81,7 @@ def view(t: TradeRow) -> trade_pb2.TradeView:
         reason=t.reason,
         rule=t.rule,
         table_seq=t.table_seq,
+        mortgaged_squares=t.mortgaged_squares or (),
     )
 
 
@@ -101,6 +102,12 @@ def _reason_of(exc: grpc.aio.AioRpcError, rule: str) -> str:
     details = exc.details() or ""
     prefix = f"[{rule}] "
     return details[len(prefix) :] if rule and details.startswith(prefix) else details
+
+
+def mortgaged_of(state: TableState, squares: tuple[int, ...]) -> tuple[int, ...]:
+    """T2: which of the offered squares are mortgaged now; the table checks they still are, and no
+    other, when the trade executes (the squares stand as offered)."""
+    return tuple(sq for sq in squares if state.mortgaged_round[sq] >= 0)
 
 
 def check_window(state: TableState, seat: int) -> None:
@@ -216,6 +223,7 @@ class Trades:
                     "",
                     terms.give_cards,
                     terms.take_cards,
+                    mortgaged_of(state, terms.give_squares + terms.take_squares),
                 )
                 await store.save_counter(
                     conn, table_id, store.Counter(counter.next_trade_id + 1, state.turn_no, used + 1)
@@ -419,6 +427,8 @@ class Trades:
             t.take_squares,
             t.give_cards,
             t.take_cards,
+            t.mortgaged_squares or (),
+            t.mortgaged_squares is not None,
         )
         request = table_pb2.SubmitCommandRequest(
             table_id=t.table_id,

@@ -21,7 +21,18 @@ from bots import HeuristicBot
 from client import platform_channel
 from client.platform import Platform
 from client.trade import accept, cancel, connect_trade, decline, open_for, propose, rule_of, trades
-from engine import Command, ExecuteTrade, Pay, Roll, Surrender, TableState, decide, legal_commands, new_game
+from engine import (
+    Command,
+    ExecuteTrade,
+    Mortgage,
+    Pay,
+    Roll,
+    Surrender,
+    TableState,
+    decide,
+    legal_commands,
+    new_game,
+)
 from engine.config import duel
 from engine.events import DiceRolled, PaymentDue
 from monopoly.v1 import common_pb2, table_pb2, table_pb2_grpc, trade_pb2, trade_pb2_grpc
@@ -79,9 +90,9 @@ class Table:
         self.tokens: dict[int, str] = {}
         self.bot = HeuristicBot(1)
 
-    async def create(self, seed: int = 7) -> Table:
+    async def create(self, seed: int = 7, mode: str = "duel") -> Table:
         reply = await self.stub.CreateTable(
-            table_pb2.CreateTableRequest(mode="duel", players=PLAYERS, seed=seed, external=["trade"]), timeout=30
+            table_pb2.CreateTableRequest(mode=mode, players=PLAYERS, seed=seed, external=["trade"]), timeout=30
         )
         self.table_id = reply.table_id
         self.tokens = await join_seats(self.stub, self.table_id, len(PLAYERS))
@@ -252,6 +263,36 @@ async def test_a_trade_made_stale_by_a_rent_payment_is_refused(stubs: tuple) -> 
     assert (stored.status, stored.rule) == ("refused", "T2")
     assert "has only" in stored.reason
     assert (await t.state()).players[me].cash == state.players[me].cash  # nothing moved
+
+
+async def test_T2_a_square_mortgaged_after_the_proposal_makes_the_table_refuse_the_trade(stubs: tuple) -> None:
+    """Hasbro lets a player mortgage at any time (P10): the counterparty mortgages the square it gives
+    and then accepts. The proposer would get it mortgaged, with an M4 fee, on terms changed under the
+    offer; the table refuses the agreed trade (T2) and nothing moves. Proposed again as it now stands
+    (mortgaged, recorded in the view), the same trade executes."""
+    t = await Table(*stubs).create(seed=11, mode="hasbro")
+    state = await t.play_until(lambda s: len({o for o in s.owner if o >= 0}) >= 2 and s.phase.value == "pre_roll")
+    me = state.current
+    other, take = next((o, sq) for sq, o in enumerate(state.owner) if o >= 0 and o != me)
+    view = await t.propose(me, other, give_cash=price(state, take), take_squares=[take])
+    assert (view.status, list(view.mortgaged_squares)) == ("open", [])
+
+    await t.submit(Mortgage(other, take))
+    mortgaged = await t.state()
+    assert mortgaged.mortgaged_round[take] >= 0
+    exc = await refused(accept(t.trade, t.table_id, view.trade_id, other, t.tokens[other]))
+    assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION and rule_of(exc) == "T2"
+    assert "mortgaged since the proposal" in (exc.details() or "")
+    [stored] = await trades(t.trade, t.table_id)
+    assert (stored.status, stored.rule) == ("refused", "T2")
+    after = await t.state()
+    assert after.owner[take] == other and after.players[me].cash == mortgaged.players[me].cash
+
+    again = await t.propose(me, other, give_cash=price(state, take) // 2, take_squares=[take])
+    assert list(again.mortgaged_squares) == [take]
+    assert (await accept(t.trade, t.table_id, again.trade_id, other, t.tokens[other])).status == "executed"
+    done = await t.state()
+    assert done.owner[take] == me and done.mortgaged_round[take] >= 0
 
 
 async def test_three_proposals_per_turn_and_they_expire_when_the_turn_ends(stubs: tuple) -> None:
@@ -449,7 +490,9 @@ async def test_a_trade_the_table_executed_before_the_service_recorded_it_ends_ex
     state = await t.state()
     me, other = state.current, (state.current + 1) % 3
     view = await t.propose(me, other, give_cash=300, take_cash=200)
-    command = ExecuteTrade(me, view.trade_id, other, view.turn_no, 300, (), 200, ())
+    command = ExecuteTrade(  # as the service sends it: no square, so none mortgaged (T2)
+        me, view.trade_id, other, view.turn_no, 300, (), 200, (), mortgaged_squares=(), mortgages_recorded=True
+    )
     await t.stub.SubmitCommand(
         table_pb2.SubmitCommandRequest(
             table_id=t.table_id,

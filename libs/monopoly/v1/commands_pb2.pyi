@@ -107,7 +107,7 @@ class EndTurn(_message.Message):
     def __init__(self, seat: _Optional[int] = ...) -> None: ...
 
 class ExecuteTrade(_message.Message):
-    __slots__ = ("seat", "trade_id", "counterparty", "turn_no", "give_cash", "give_squares", "take_cash", "take_squares", "give_cards", "take_cards")
+    __slots__ = ("seat", "trade_id", "counterparty", "turn_no", "give_cash", "give_squares", "take_cash", "take_squares", "give_cards", "take_cards", "mortgaged_squares", "mortgages_recorded")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TRADE_ID_FIELD_NUMBER: _ClassVar[int]
     COUNTERPARTY_FIELD_NUMBER: _ClassVar[int]
@@ -118,6 +118,8 @@ class ExecuteTrade(_message.Message):
     TAKE_SQUARES_FIELD_NUMBER: _ClassVar[int]
     GIVE_CARDS_FIELD_NUMBER: _ClassVar[int]
     TAKE_CARDS_FIELD_NUMBER: _ClassVar[int]
+    MORTGAGED_SQUARES_FIELD_NUMBER: _ClassVar[int]
+    MORTGAGES_RECORDED_FIELD_NUMBER: _ClassVar[int]
     seat: int
     trade_id: int
     counterparty: int
@@ -128,7 +130,9 @@ class ExecuteTrade(_message.Message):
     take_squares: _containers.RepeatedScalarFieldContainer[int]
     give_cards: _containers.RepeatedScalarFieldContainer[int]
     take_cards: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, seat: _Optional[int] = ..., trade_id: _Optional[int] = ..., counterparty: _Optional[int] = ..., turn_no: _Optional[int] = ..., give_cash: _Optional[int] = ..., give_squares: _Optional[_Iterable[int]] = ..., take_cash: _Optional[int] = ..., take_squares: _Optional[_Iterable[int]] = ..., give_cards: _Optional[_Iterable[int]] = ..., take_cards: _Optional[_Iterable[int]] = ...) -> None: ...
+    mortgaged_squares: _containers.RepeatedScalarFieldContainer[int]
+    mortgages_recorded: bool
+    def __init__(self, seat: _Optional[int] = ..., trade_id: _Optional[int] = ..., counterparty: _Optional[int] = ..., turn_no: _Optional[int] = ..., give_cash: _Optional[int] = ..., give_squares: _Optional[_Iterable[int]] = ..., take_cash: _Optional[int] = ..., take_squares: _Optional[_Iterable[int]] = ..., give_cards: _Optional[_Iterable[int]] = ..., take_cards: _Optional[_Iterable[int]] = ..., mortgaged_squares: _Optional[_Iterable[int]] = ..., mortgages_recorded: _Optional[bool] = ...) -> None: ...
 
 class Leave(_message.Message):
     __slots__ = ("seat",)

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17monopoly/v1/trade.proto\x12\x0bmonopoly.v1\"\x9c\x01\n\nTradeTerms\x12\x14\n\x0c\x63ounterparty\x18\x01 \x01(\x05\x12\x11\n\tgive_cash\x18\x02 \x01(\x03\x12\x14\n\x0cgive_squares\x18\x03 \x03(\x05\x12\x11\n\ttake_cash\x18\x04 \x01(\x03\x12\x14\n\x0ctake_squares\x18\x05 \x03(\x05\x12\x12\n\ngive_cards\x18\x06 \x03(\x05\x12\x12\n\ntake_cards\x18\x07 \x03(\x05\"\x85\x01\n\x13ProposeTradeRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12&\n\x05terms\x18\x04 \x01(\x0b\x32\x17.monopoly.v1.TradeTerms\x12\x12\n\nrequest_id\x18\x05 \x01(\t\"Z\n\x12TradeActionRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08trade_id\x18\x02 \x01(\x03\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x12\n\nseat_token\x18\x04 \x01(\t\"8\n\x11ListTradesRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\topen_only\x18\x02 \x01(\x08\"\xbb\x01\n\tTradeView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08trade_id\x18\x02 \x01(\x03\x12\x10\n\x08proposer\x18\x03 \x01(\x05\x12&\n\x05terms\x18\x04 \x01(\x0b\x32\x17.monopoly.v1.TradeTerms\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x0f\n\x07turn_no\x18\x06 \x01(\x03\x12\x0e\n\x06reason\x18\x07 \x01(\t\x12\x0c\n\x04rule\x18\x08 \x01(\t\x12\x11\n\ttable_seq\x18\t \x01(\x03\"<\n\x12ListTradesResponse\x12&\n\x06trades\x18\x01 \x03(\x0b\x32\x16.monopoly.v1.TradeView\"[\n\nTradeEvent\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12%\n\x05trade\x18\x02 \x01(\x0b\x32\x16.monopoly.v1.TradeView\x12\x14\n\x0cwall_unix_ms\x18\x03 \x01(\x03\x32\x80\x03\n\x0cTradeService\x12H\n\x0cProposeTrade\x12 .monopoly.v1.ProposeTradeRequest\x1a\x16.monopoly.v1.TradeView\x12\x46\n\x0b\x41\x63\x63\x65ptTrade\x12\x1f.monopoly.v1.TradeActionRequest\x1a\x16.monopoly.v1.TradeView\x12G\n\x0c\x44\x65\x63lineTrade\x12\x1f.monopoly.v1.TradeActionRequest\x1a\x16.monopoly.v1.TradeView\x12\x46\n\x0b\x43\x61ncelTrade\x12\x1f.monopoly.v1.TradeActionRequest\x1a\x16.monopoly.v1.TradeView\x12M\n\nListTrades\x12\x1e.monopoly.v1.ListTradesRequest\x1a\x1f.monopoly.v1.ListTradesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17monopoly/v1/trade.proto\x12\x0bmonopoly.v1\"\x9c\x01\n\nTradeTerms\x12\x14\n\x0c\x63ounterparty\x18\x01 \x01(\x05\x12\x11\n\tgive_cash\x18\x02 \x01(\x03\x12\x14\n\x0cgive_squares\x18\x03 \x03(\x05\x12\x11\n\ttake_cash\x18\x04 \x01(\x03\x12\x14\n\x0ctake_squares\x18\x05 \x03(\x05\x12\x12\n\ngive_cards\x18\x06 \x03(\x05\x12\x12\n\ntake_cards\x18\x07 \x03(\x05\"\x85\x01\n\x13ProposeTradeRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12&\n\x05terms\x18\x04 \x01(\x0b\x32\x17.monopoly.v1.TradeTerms\x12\x12\n\nrequest_id\x18\x05 \x01(\t\"Z\n\x12TradeActionRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08trade_id\x18\x02 \x01(\x03\x12\x0c\n\x04seat\x18\x03 \x01(\x05\x12\x12\n\nseat_token\x18\x04 \x01(\t\"8\n\x11ListTradesRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\topen_only\x18\x02 \x01(\x08\"\xd6\x01\n\tTradeView\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x10\n\x08trade_id\x18\x02 \x01(\x03\x12\x10\n\x08proposer\x18\x03 \x01(\x05\x12&\n\x05terms\x18\x04 \x01(\x0b\x32\x17.monopoly.v1.TradeTerms\x12\x0e\n\x06status\x18\x05 \x01(\t\x12\x0f\n\x07turn_no\x18\x06 \x01(\x03\x12\x0e\n\x06reason\x18\x07 \x01(\t\x12\x0c\n\x04rule\x18\x08 \x01(\t\x12\x11\n\ttable_seq\x18\t \x01(\x03\x12\x19\n\x11mortgaged_squares\x18\n \x03(\x03\"<\n\x12ListTradesResponse\x12&\n\x06trades\x18\x01 \x03(\x0b\x32\x16.monopoly.v1.TradeView\"[\n\nTradeEvent\x12\x10\n\x08\x65vent_id\x18\x01 \x01(\t\x12%\n\x05trade\x18\x02 \x01(\x0b\x32\x16.monopoly.v1.TradeView\x12\x14\n\x0cwall_unix_ms\x18\x03 \x01(\x03\x32\x80\x03\n\x0cTradeService\x12H\n\x0cProposeTrade\x12 .monopoly.v1.ProposeTradeRequest\x1a\x16.monopoly.v1.TradeView\x12\x46\n\x0b\x41\x63\x63\x65ptTrade\x12\x1f.monopoly.v1.TradeActionRequest\x1a\x16.monopoly.v1.TradeView\x12G\n\x0c\x44\x65\x63lineTrade\x12\x1f.monopoly.v1.TradeActionRequest\x1a\x16.monopoly.v1.TradeView\x12\x46\n\x0b\x43\x61ncelTrade\x12\x1f.monopoly.v1.TradeActionRequest\x1a\x16.monopoly.v1.TradeView\x12M\n\nListTrades\x12\x1e.monopoly.v1.ListTradesRequest\x1a\x1f.monopoly.v1.ListTradesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -40,11 +40,11 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_LISTTRADESREQUEST']._serialized_start=427
   _globals['_LISTTRADESREQUEST']._serialized_end=483
   _globals['_TRADEVIEW']._serialized_start=486
-  _globals['_TRADEVIEW']._serialized_end=673
-  _globals['_LISTTRADESRESPONSE']._serialized_start=675
-  _globals['_LISTTRADESRESPONSE']._serialized_end=735
-  _globals['_TRADEEVENT']._serialized_start=737
-  _globals['_TRADEEVENT']._serialized_end=828
-  _globals['_TRADESERVICE']._serialized_start=831
-  _globals['_TRADESERVICE']._serialized_end=1215
+  _globals['_TRADEVIEW']._serialized_end=700
+  _globals['_LISTTRADESRESPONSE']._serialized_start=702
+  _globals['_LISTTRADESRESPONSE']._serialized_end=762
+  _globals['_TRADEEVENT']._serialized_start=764
+  _globals['_TRADEEVENT']._serialized_end=855
+  _globals['_TRADESERVICE']._serialized_start=858
+  _globals['_TRADESERVICE']._serialized_end=1242
 # @@protoc_insertion_point(module_scope)

@@ -59,7 +59,7 @@ class ListTradesRequest(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., open_only: _Optional[bool] = ...) -> None: ...
 
 class TradeView(_message.Message):
-    __slots__ = ("table_id", "trade_id", "proposer", "terms", "status", "turn_no", "reason", "rule", "table_seq")
+    __slots__ = ("table_id", "trade_id", "proposer", "terms", "status", "turn_no", "reason", "rule", "table_seq", "mortgaged_squares")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     TRADE_ID_FIELD_NUMBER: _ClassVar[int]
     PROPOSER_FIELD_NUMBER: _ClassVar[int]
@@ -69,6 +69,7 @@ class TradeView(_message.Message):
     REASON_FIELD_NUMBER: _ClassVar[int]
     RULE_FIELD_NUMBER: _ClassVar[int]
     TABLE_SEQ_FIELD_NUMBER: _ClassVar[int]
+    MORTGAGED_SQUARES_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     trade_id: int
     proposer: int
@@ -78,7 +79,8 @@ class TradeView(_message.Message):
     reason: str
     rule: str
     table_seq: int
-    def __init__(self, table_id: _Optional[str] = ..., trade_id: _Optional[int] = ..., proposer: _Optional[int] = ..., terms: _Optional[_Union[TradeTerms, _Mapping]] = ..., status: _Optional[str] = ..., turn_no: _Optional[int] = ..., reason: _Optional[str] = ..., rule: _Optional[str] = ..., table_seq: _Optional[int] = ...) -> None: ...
+    mortgaged_squares: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, table_id: _Optional[str] = ..., trade_id: _Optional[int] = ..., proposer: _Optional[int] = ..., terms: _Optional[_Union[TradeTerms, _Mapping]] = ..., status: _Optional[str] = ..., turn_no: _Optional[int] = ..., reason: _Optional[str] = ..., rule: _Optional[str] = ..., table_seq: _Optional[int] = ..., mortgaged_squares: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ListTradesResponse(_message.Message):
     __slots__ = ("trades",)

@@ -19,6 +19,7 @@ from engine import (
     DeclineProperty,
     EndTurn,
     ExecuteTrade,
+    MortgageFeeDue,
     Pay,
     Phase,
     Roll,
@@ -27,6 +28,7 @@ from engine import (
     Tick,
     TradeExecuted,
     classic,
+    hasbro,
     next_deadline,
 )
 
@@ -209,6 +211,60 @@ def test_T5_external_trade_still_balanced_at_execution() -> None:
     other = (me + 1) % 3
     give(t.state, other, 39)
     refused(t, ExecuteTrade(me, 1, other, t.state.turn_no, give_cash=100, take_squares=(39,)), "T5")
+
+
+HASBRO_EXTERNAL = hasbro().with_changes(external=("trade",))
+BOARDWALK = 39
+
+
+def mortgaged_swap(recorded: tuple[int, ...], *, mortgaged_now: bool, known: bool = True) -> tuple[Table, ExecuteTrade]:
+    """A hasbro table where the current player's proposal for the next seat's Boardwalk was agreed at
+    a trade service that recorded `recorded` as mortgaged; Boardwalk is mortgaged now or not."""
+    t = Table(players=3, config=HASBRO_EXTERNAL)
+    me = t.state.current
+    other = (me + 1) % 3
+    give(t.state, other, BOARDWALK)
+    t.state.mortgaged_round[BOARDWALK] = t.state.round if mortgaged_now else -1
+    agreed = ExecuteTrade(
+        me,
+        1,
+        other,
+        t.state.turn_no,
+        give_cash=400,
+        take_squares=(BOARDWALK,),
+        mortgaged_squares=recorded,
+        mortgages_recorded=known,
+    )
+    return t, agreed
+
+
+def test_T2_external_trade_refused_when_a_square_was_mortgaged_since_the_proposal() -> None:
+    """The counterparty mortgaged the square they give after the proposal: the proposer would get it
+    mortgaged, with an M4 fee, on terms changed under their offer."""
+    t, agreed = mortgaged_swap((), mortgaged_now=True)
+    exc = refused(t, agreed, "T2")
+    assert "mortgaged since the proposal" in exc.message
+    assert t.state.owner[BOARDWALK] == (t.state.current + 1) % 3
+
+
+def test_T2_external_trade_refused_when_a_square_was_lifted_since_the_proposal() -> None:
+    t, agreed = mortgaged_swap((BOARDWALK,), mortgaged_now=False)
+    exc = refused(t, agreed, "T2")
+    assert "lifted" in exc.message
+
+
+def test_T2_external_trade_of_a_square_mortgaged_as_offered_executes_and_M4_applies() -> None:
+    t, agreed = mortgaged_swap((BOARDWALK,), mortgaged_now=True)
+    me = t.state.current
+    events = t.do(agreed)
+    assert isinstance(events[0], TradeExecuted) and t.state.owner[BOARDWALK] == me
+    assert MortgageFeeDue(me, BOARDWALK, 20) in events  # M4: 10% of the mortgage value, $200
+
+
+def test_T2_external_trade_sent_before_mortgages_were_recorded_checks_legality_only() -> None:
+    t, agreed = mortgaged_swap((), mortgaged_now=True, known=False)
+    events = t.do(agreed)
+    assert isinstance(events[0], TradeExecuted)
 
 
 def test_system_commands_are_the_three_results() -> None:
