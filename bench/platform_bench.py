@@ -205,8 +205,8 @@ def histogram_quantile(before: dict[float, float], after: dict[float, float], q:
 
 class CpuByRole:
     """CPU time (user + system) between two readings, by role: each service (its instances together),
-    Postgres and NATS when this process started them, and the load generators (this process, which
-    runs and watches them, and its other children: the generator processes). Where the box's cores
+    Postgres and NATS when this process started them, the load generators (this process, which runs
+    and watches them, and the generator processes it spawned) and any other child. Where the box's cores
     go at human pace, where the table service is only part of it."""
 
     def __init__(self, platform: Platform) -> None:
@@ -223,7 +223,9 @@ class CpuByRole:
             return "postgres"
         if name.startswith("nats"):
             return "nats"
-        return "generators"
+        if any("multiprocessing" in part for part in proc.cmdline()):
+            return "generators"  # `monopoly load --processes`: spawned by this process's multiprocessing
+        return "other"  # e.g. the embedded Postgres's watchdog (asleep)
 
     def read(self) -> dict[tuple[str, int], float]:
         seen: dict[tuple[str, int], float] = {}
