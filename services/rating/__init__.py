@@ -22,7 +22,8 @@ Decisions (R1, R2 and what they leave open)
   bot (a bot-filled table: "R1: bot players (bot-1, ...)"; a table it formed
   unrated without a flagged bot is not rated either). Any other table keys its
   players by display name, and its bots are known by their names
-  (`ratings.is_bot`): a display name starting with "bot" (any case), or
+  (`ratings.is_bot`): a display name starting with the word "bot" (any case,
+  alone or before a separator or digit: "bot-2", "Bot_Alice", not "Botond"), or
   "<kind>-<n>" for a bot kind of `libs/bots` ("heuristic-0", "random-3"), the
   names the bot clients and the load tests seat.
 * Order of arrival: the match is looked up when the game is judged, at its

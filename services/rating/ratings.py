@@ -34,13 +34,17 @@ DEFAULT_SIGMA: float = MODEL.sigma
 
 _BOT_KINDS = "|".join(re.escape(kind) for kind in sorted(BOTS))
 _BOT_NAME = re.compile(rf"^(?:{_BOT_KINDS})-\d+$")
+#: "bot" alone or followed by a separator or a digit: "bot", "bot-3", "Bot_Alice", "bot7"; not a
+#: name that merely begins with the letters ("Botond", "Bottas", "bothwell").
+_BOT_WORD = re.compile(r"^bot(?:$|[\W_\d])", re.IGNORECASE)
 
 
 def is_bot(name: str) -> bool:
-    """R1: the bots. A name starting with "bot" (any case: "bot", "bot-3", "Bot_Alice"), or
-    "<kind>-<n>" for a bot kind of `libs/bots` ("heuristic-0", "random-1"): the names the bot
-    clients seat. Player ids registered as bots (matchmaking) will join here."""
-    return name.lower().startswith("bot") or _BOT_NAME.match(name) is not None
+    """R1: the bots at a table matchmaking did not form (its own flags say who they are elsewhere).
+    The word "bot" (any case) at the start, alone or before a separator or a digit ("bot", "bot-3",
+    "Bot_Alice", "BOT 2"), or "<kind>-<n>" for a bot kind of `libs/bots` ("heuristic-0",
+    "random-1"): the names the bot clients seat. A human "Botond" is a human."""
+    return _BOT_WORD.match(name) is not None or _BOT_NAME.match(name) is not None
 
 
 @dataclass(frozen=True, slots=True)
