@@ -44,6 +44,7 @@ from .flow import (
     move_to,
     nearest,
     others,
+    reshuffle_if_empty,
 )
 from .reasons import BankPaidReason, ChoiceKind, JailReason, PaymentReason
 from .state import BANK, TableState
@@ -66,11 +67,7 @@ def draw_card(ctx: Ctx, seat: int, deck: str) -> None:
     state = ctx.state
     cfg = state.config
     chance = deck == "chance"
-    if not (state.deck if chance else state.chest):  # C4: reshuffled when empty (kept jail cards stay out)
-        held = {c for p in state.players for c in p.jail_cards}
-        ids = deck_ids(cfg) if chance else tuple(card.id for card in cfg.chest_deck)
-        pile = tuple(c for c in ids if c not in held)
-        ctx.emit(DeckShuffled(deck, rng.shuffled(pile, state.rng_seed, state.rng_counter)))
+    reshuffle_if_empty(ctx, deck)  # C4: reshuffled when empty (kept jail cards stay out)
     card = cfg.chance_deck[state.deck[0]] if chance else cfg.chest_deck[state.chest[0] - CHEST_BASE]
     ctx.emit(CardDrawn(seat, deck, card.id))
     here = state.players[seat].position  # the card's square: where its payments arise

@@ -35,6 +35,7 @@ from .config import TableConfig
 from .errors import RuleViolation
 from .events import (
     BankPaid,
+    DeckShuffled,
     DiceThrown,
     Event,
     GameEnded,
@@ -464,6 +465,9 @@ def bankrupt(ctx: Ctx, seat: int, creditor: int, cause: BankruptCause = Bankrupt
     received: tuple[int, ...] = ()
     if creditor != BANK and cfg.mortgage_transfer_fee_percent is not None:  # M4 follows D3
         received = tuple(sq for sq in owned(state, seat) if state.mortgaged_round[sq] >= 0)
+    cards = state.players[seat].jail_cards
+    if cards and not (creditor != BANK and cfg.jail_cards_to_creditor):  # D3, D4: back to their decks
+        reshuffle_before_returning(ctx, cards)
     ctx.emit(PlayerBankrupt(seat, creditor, len(state.active_seats), cause))
     limit = cfg.end_after_bankruptcies
     if limit is not None and len(state.eliminated) >= limit and not game_decided(state):
@@ -594,6 +598,30 @@ def restart_bid_timer(s: TableState) -> None:
 def return_card(s: TableState, card_id: int) -> None:
     """C3: a Get Out of Jail Free card goes back to the bottom of its own deck."""
     (s.chest if card_id >= CHEST_BASE else s.deck).append(card_id)
+
+
+def reshuffle_if_empty(ctx: Ctx, deck: str) -> None:
+    """C4: a pile that ran out is reshuffled from every card of its deck but the kept jail cards.
+
+    Called before a draw, and before a kept card goes back to its pile (`return_card`): a card
+    returned to an empty pile would otherwise be the whole pile, drawn next for certain, and the
+    discards never reshuffled in. Hasbro's piles never run out (C3: drawn cards go to the bottom)."""
+    state = ctx.state
+    chance = deck == "chance"
+    if state.deck if chance else state.chest:
+        return
+    cfg = state.config
+    held = {c for p in state.players for c in p.jail_cards}
+    ids = deck_ids(cfg) if chance else tuple(card.id for card in cfg.chest_deck)
+    pile = tuple(c for c in ids if c not in held)
+    if pile:
+        ctx.emit(DeckShuffled(deck, rng.shuffled(pile, state.rng_seed, state.rng_counter)))
+
+
+def reshuffle_before_returning(ctx: Ctx, cards: Sequence[int]) -> None:
+    """C4: the piles the kept `cards` are about to go back to, reshuffled first if they ran out."""
+    for deck in sorted({"chest" if c >= CHEST_BASE else "chance" for c in cards}):
+        reshuffle_if_empty(ctx, deck)
 
 
 def nothing(s: TableState, e: Event) -> None:

@@ -13,7 +13,18 @@ from __future__ import annotations
 from .commands import PayJailFine, UseJailCard
 from .errors import RuleViolation
 from .events import LeftJail, SentToJail
-from .flow import JAIL_SQUARE, ONLY_PRE_ROLL, ApplyFn, CheckFn, Ctx, EffectFn, actor, charge, return_card
+from .flow import (
+    JAIL_SQUARE,
+    ONLY_PRE_ROLL,
+    ApplyFn,
+    CheckFn,
+    Ctx,
+    EffectFn,
+    actor,
+    charge,
+    reshuffle_before_returning,
+    return_card,
+)
 from .reasons import JailExit, PaymentReason
 from .state import BANK, TableState
 
@@ -52,6 +63,7 @@ def _do_jail_fine(ctx: Ctx, cmd: PayJailFine) -> None:
 
 
 def _do_jail_card(ctx: Ctx, cmd: UseJailCard) -> None:
+    reshuffle_before_returning(ctx, ctx.state.players[cmd.seat].jail_cards[:1])  # C4: not into an empty pile
     ctx.emit(LeftJail(cmd.seat, JailExit.CARD))
 
 

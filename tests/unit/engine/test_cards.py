@@ -14,6 +14,8 @@ from engine import (
     DeclineProperty,
     Effect,
     EndTurn,
+    JailExit,
+    Leave,
     LeftJail,
     Mortgage,
     Moved,
@@ -139,6 +141,46 @@ def test_C4_reshuffle_when_empty_excludes_held_jail_card() -> None:
     assert t.state.deck == list(pile[1:])
     assert JAIL_CARD not in t.state.deck
     assert t.state.players[holder].jail_cards == [JAIL_CARD]
+
+
+def emptied_pile_with_a_kept_card(holder_offset: int) -> tuple[Table, int]:
+    """A pile every card of which was drawn, the Get Out of Jail Free card kept by a seat."""
+    t = Table(players=4, seed=1)
+    holder = t.state.order[holder_offset]
+    t.state.deck.clear()
+    t.state.players[holder].jail_cards.append(JAIL_CARD)
+    return t, holder
+
+
+def test_C4_a_kept_card_used_when_the_pile_ran_out_goes_under_the_reshuffled_discards() -> None:
+    """Returned to the empty pile as it was, the card would be the whole pile: drawn next for certain,
+    the 19 discards never reshuffled in."""
+    t, me = emptied_pile_with_a_kept_card(0)
+    t.state.players[me].in_jail = True
+    counter = t.state.rng_counter
+    events = t.do(UseJailCard(me))
+    discards = tuple(c for c in range(20) if c != JAIL_CARD)
+    assert events == [
+        DeckShuffled("chance", rng.shuffled(discards, t.state.rng_seed, counter)),
+        LeftJail(me, JailExit.CARD),
+    ]
+    assert sorted(t.state.deck[:-1]) == list(discards) and t.state.deck[-1] == JAIL_CARD
+    assert t.state.players[me].jail_cards == []
+
+
+def test_C4_a_bankrupt_players_kept_card_goes_under_the_reshuffled_discards() -> None:
+    t, holder = emptied_pile_with_a_kept_card(2)
+    events = t.do(Leave(holder))  # R3: bankrupt to the bank, the card back to its deck
+    assert isinstance(events[0], DeckShuffled) and isinstance(events[1], PlayerBankrupt)
+    assert len(t.state.deck) == 20 and t.state.deck[-1] == JAIL_CARD
+
+
+def test_C4_a_kept_card_returned_to_a_pile_with_cards_goes_to_its_bottom_without_a_shuffle() -> None:
+    t, me = emptied_pile_with_a_kept_card(0)
+    t.state.deck.extend([3, 5])
+    t.state.players[me].in_jail = True
+    assert t.do(UseJailCard(me)) == [LeftJail(me, JailExit.CARD)]
+    assert t.state.deck == [3, 5, JAIL_CARD]
 
 
 def test_C4_reshuffle_after_twenty_draws() -> None:
