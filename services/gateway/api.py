@@ -72,6 +72,9 @@ class Enqueue(_Op):
     player_token: Token
     mode: Literal["classic", "speed", "duel", "team", "hasbro"]
     bot_fill: bool = False
+    #: R4: friends who queue with the same party code are seated together (matchmaking checks the size).
+    party_id: Annotated[str, Field(max_length=64)] = ""
+    party_size: Annotated[int, Field(ge=0, le=6)] = 0
 
 
 class Cancel(_Op):

@@ -240,7 +240,13 @@ class Session:
 
     async def _op_enqueue(self, r: api.Enqueue) -> Any:
         status = await self.backends.matchmaking.Enqueue(
-            matchmaking_pb2.EnqueueRequest(player_token=r.player_token, mode=r.mode, bot_fill=r.bot_fill),
+            matchmaking_pb2.EnqueueRequest(
+                player_token=r.player_token,
+                mode=r.mode,
+                bot_fill=r.bot_fill,
+                party_id=r.party_id,
+                party_size=r.party_size,
+            ),
             timeout=CALL_TIMEOUT_S,
         )
         self._start("queue", self._follow_queue(r.player_token))

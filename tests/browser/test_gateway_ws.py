@@ -273,6 +273,32 @@ async def test_a_page_that_reconnects_while_queued_follows_its_ticket_again(gate
         await again.ws.close()
 
 
+async def test_R4_friends_queueing_with_one_party_code_sit_on_one_team(gateway_platform: Platform) -> None:
+    """Two guests queue for Team 2v2 with the same party code from their own pages: seated at one
+    table as teammates (X4: seats 0+2 or 1+3), bots filling the other team."""
+    code = f"pals-{time.monotonic_ns()}"
+    async with aiohttp.ClientSession() as session:
+        pages = [await open_browser(session, gateway_platform) for _ in range(2)]
+        matches = []
+        for i, page in enumerate(pages):
+            token = (await page.send("register", name=f"pal-{i}"))["result"]["player_token"]
+            queued = await page.send(
+                "enqueue", player_token=token, mode="team", bot_fill=True, party_id=code, party_size=2
+            )
+            assert queued["ok"] and queued["result"]["party_id"] == code, queued
+        for page in pages:
+            while (status := (await page.push("queue"))["status"])["status"] != "matched":
+                pass
+            matches.append(status["match"])
+        assert matches[0]["table_id"] == matches[1]["table_id"]
+        seats = [m.get("seat", 0) for m in matches]
+        assert seats[0] != seats[1] and seats[0] % 2 == seats[1] % 2, seats
+        bad = await pages[0].send("enqueue", player_token="x", mode="team", party_id="p", party_size=9)
+        assert not bad["ok"] and bad["error"]["code"] == "INVALID_ARGUMENT", bad
+        for page in pages:
+            await page.ws.close()
+
+
 async def test_one_client_address_holds_a_bounded_number_of_connections(gateway_platform: Platform) -> None:
     """One machine opening hundreds of connections (each with its own message rate, spectator streams
     of its own) is refused past `GATEWAY_CONNECTIONS_PER_CLIENT` with HTTP 429; a closed one frees a place."""

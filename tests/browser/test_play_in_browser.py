@@ -183,9 +183,15 @@ async def test_a_person_plays_a_game_against_bots_and_a_spectator_sees_it(
             await watcher.fill("#guest-name", "sam")
             await watcher.click("#register")
             await watcher.fill("#host-cash", "20000")
+            await watcher.fill("#host-salary", "")  # X5: every host setting, an empty one is "never"
+            await watcher.fill("#host-tax", "90")
+            await watcher.select_option("#host-build", "free")
+            await watcher.check("#host-speed-die")
             await watcher.click("#host")
             await watcher.wait_for_selector("#lobbies pre.rules")
-            assert "20,000" in (await watcher.text_content("#lobbies pre.rules") or "")
+            card = await watcher.text_content("#lobbies pre.rules") or ""
+            assert "20,000" in card and "Salary stops: never" in card and "Rent tax starts: minute 90" in card
+            assert "Building: free" in card and "Speed die: from round 8" in card
             await watcher.wait_for_selector(f".running[data-table='{table_id}'] button.watch:not([disabled])")
             await watcher.screenshot(path=str(artifacts / "lobby.png"), full_page=True)
             await watcher.click(f".running[data-table='{table_id}'] button.watch")

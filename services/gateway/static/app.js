@@ -140,7 +140,7 @@ async function refreshLobby() {
       h("div", { class: "lobby" },
         h("b", {}, `Table ${l.lobby_id}`), ` ${l.members.length}/${l.seats} seated, host ${hostName(l)}`,
         me() && l.host_player_id === me().player_id
-          ? h("button", { onclick: () => startCustom(l.lobby_id) }, "Start (bots fill)")
+          ? h("button", { onclick: () => startCustom(l.lobby_id) }, "Start")
           : h("button", { onclick: () => joinCustom(l.lobby_id), disabled: !me() }, "Join"),
         h("pre", { class: "rules" }, l.rule_card))));
   $("#running").replaceChildren(
@@ -162,7 +162,14 @@ const hostName = (l) => (l.members.find((m) => m.is_host) || { display_name: "?"
 
 async function enqueue(mode) {
   try {
-    const status = await call("enqueue", { player_token: me().player_token, mode, bot_fill: $("#bot-fill").checked });
+    const party = $("#party-id").value.trim();  // R4: friends queue with the same code and size
+    const status = await call("enqueue", {
+      player_token: me().player_token,
+      mode,
+      bot_fill: $("#bot-fill").checked,
+      party_id: party,
+      party_size: party ? +$("#party-size").value : 0,
+    });
     showQueue(status);
   } catch (e) {
     showNotice(`${e.code}: ${e.message}${e.rule_id ? ` (rule ${e.rule_id})` : ""}`);
@@ -175,7 +182,7 @@ function showQueue(s) {
   else sessionStorage.removeItem("monopoly.queued");
   if (s.status === "waiting") {
     box.replaceChildren(
-      h("span", { class: "ticket" }, `In the ${s.mode} queue: position ${s.position} of ${s.waiting}, about ${Math.round(s.estimated_wait_ms / 1000)} s`),
+      h("span", { class: "ticket" }, `In the ${s.mode} queue${s.party_id ? ` with party ${s.party_id}` : ""}: position ${s.position} of ${s.waiting}, about ${Math.round(s.estimated_wait_ms / 1000)} s`),
       h("button", { class: "danger", onclick: () => call("cancel", { player_token: me().player_token }).then(showQueue) }, "Leave"));
   } else if (s.status === "cancelled") {
     box.textContent = "You left the queue.";
@@ -201,7 +208,11 @@ async function joinCustom(id) {
 
 async function startCustom(id) {
   try {
-    const l = await call("custom_start", { player_token: me().player_token, lobby_id: id, bot_fill: true });
+    const l = await call("custom_start", {
+      player_token: me().player_token,
+      lobby_id: id,
+      bot_fill: $("#host-bot-fill").checked,
+    });
     gotMatch(l.match);
   } catch (e) {
     showNotice(`${e.code}: ${e.message}`);
@@ -210,7 +221,17 @@ async function startCustom(id) {
 
 $("#host").addEventListener("click", async () => {
   if (!me()) return showNotice("sign in first");
-  const settings = { starting_cash: +$("#host-cash").value, turn_seconds: +$("#host-turn").value };
+  // X5: every host setting; an empty minute or round count is "never" (null).
+  const orNever = (sel) => ($(sel).value.trim() === "" ? null : +$(sel).value);
+  const settings = {
+    starting_cash: +$("#host-cash").value,
+    turn_seconds: +$("#host-turn").value,
+    salary_stop_minute: orNever("#host-salary"),
+    tax_start_minute: orNever("#host-tax"),
+    mortgage_rounds: orNever("#host-mortgage"),
+    build_mode: $("#host-build").value,
+    speed_die: $("#host-speed-die").checked,
+  };
   try {
     await call("custom_create", { player_token: me().player_token, settings, seats: +$("#host-seats").value });
     refreshLobby();
