@@ -23,7 +23,7 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from servicekit import auth, settings
+from servicekit import auth, natsauth, settings
 from servicekit import tls as tlskit
 from servicekit.embedded import die_with_parent, free_port
 from servicekit.natsauth import BusUsers
@@ -291,6 +291,8 @@ class Platform:
         """In start order, one after the other (started side by side, a service restarted later lost the
         auction it held); beside them, from the moment the table service answers, `table_ready` (`monopoly
         run` drives the tables the table service resumed at once: their timers run)."""
+        if self.bus is not None:
+            await self.provision_streams()
         first, *_ = self.processes.values()
         await first.start()
         later = [p for found in self.replica_processes.values() for p in found if p is not first]
@@ -301,6 +303,14 @@ class Platform:
 
         await asyncio.gather(others(), *([table_ready()] if table_ready else []))
         self.targets_path.write_text(json.dumps(self.targets, indent=2) + "\n")
+
+    async def provision_streams(self) -> None:
+        """Every stream created, or brought to its spec, as the bus's admin before any service starts: a
+        service's own user may only create its streams, never change them (`servicekit.natsauth`)."""
+        assert self.bus is not None
+        tls = tlskit.nats_context(self.tls) if self.tls is not None else None
+        nc, _ = await natsauth.connect(self.bus.url_for(natsauth.ADMIN), tls=tls, give_up_after_s=60.0)
+        await nc.close()
 
     @property
     def targets_path(self) -> Path:

@@ -1,5 +1,6 @@
 """The `monopoly` command: `simulate` many bot games, `play` one and watch it, `run` or `demo` the platform,
-`casino verify` a bet, `verify` the tables' records, `export` / `archive` / `report` the event stream.
+`casino verify` a bet, `verify` the tables' records, bring the bus's `streams` to their spec, `export` /
+`archive` / `report` the event stream.
 
 Each command group is a module of this package with `add(subcommands)`: it adds its parser(s) and sets
 `handler` (Namespace -> exit code) on them. Adding a command is a new module and one line in `COMMANDS`.
@@ -12,11 +13,11 @@ import os
 import sys
 from collections.abc import Sequence
 
-from . import analytics, casino, load, platform, play, simulate, verify
+from . import analytics, casino, load, platform, play, simulate, streams, verify
 from .options import Subcommands
 
 #: The command groups, in the order `monopoly --help` lists them.
-COMMANDS = (simulate, play, platform, load, casino, verify, analytics)
+COMMANDS = (simulate, play, platform, load, casino, verify, streams, analytics)
 
 
 def build_parser() -> argparse.ArgumentParser:

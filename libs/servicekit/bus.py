@@ -191,10 +191,12 @@ async def connect(
     inbox_prefix: str = "_INBOX",
     tls: ssl.SSLContext | None = None,
     give_up_after_s: float | None = None,
+    update_streams: bool = True,
 ) -> tuple[NATS, JetStreamContext]:
     """Connect (as `user` when a password is given; `servicekit.natsauth` says what it may do) and
-    bring the streams named in `streams` (None: every stream) to their spec: each service creates
-    the streams it owns, the only ones its permissions let it change.
+    ensure the streams named in `streams` (None: every stream): each service creates the streams it
+    owns when missing; with `update_streams` (admin, an open server) an existing one is brought to its
+    spec, else only checked against it (`ensure_stream`).
 
     A service waits for NATS as long as it takes; a command-line tool passes `give_up_after_s` and
     gets `NatsOutOfReach`, saying why (refused, a wrong password...), when the first connection has
@@ -250,7 +252,8 @@ async def connect(
     wanted = None if streams is None else set(streams)
     for spec in STREAMS:
         if wanted is None or spec.name in wanted:
-            await when_jetstream_answers(functools.partial(ensure_stream, js, spec), f"stream {spec.name}")
+            ensure = functools.partial(ensure_stream, js, spec, update=update_streams)
+            await when_jetstream_answers(ensure, f"stream {spec.name}")
     return nc, js
 
 
@@ -287,12 +290,53 @@ async def when_jetstream_answers(call: Callable[[], Awaitable[T]], what: str, wa
             delay = min(2.0, delay * 2)
 
 
-async def ensure_stream(js: JetStreamContext, spec: JStream = TABLE_EVENTS) -> None:
-    """Create the stream, or bring an existing one to the spec."""
+async def ensure_stream(js: JetStreamContext, spec: JStream = TABLE_EVENTS, update: bool = True) -> list[str]:
+    """Create the stream if missing; with `update`, bring an existing one to the spec. Without it (a
+    service's own user may create its stream, never change it: `servicekit.natsauth`), an existing
+    stream is only checked, and its differences from the spec are logged and returned."""
     config = stream_config(spec)
     try:
-        await js.stream_info(spec.name)
+        info = await js.stream_info(spec.name)
     except NotFoundError:
         await js.add_stream(config)
-        return
-    await js.update_stream(config)
+        return []
+    if update:
+        await js.update_stream(config)
+        return []
+    differences = stream_drift(info.config, config)
+    if differences:
+        log.error(
+            "stream %s differs from its spec (%s): only the bus's admin changes a stream; run "
+            "`monopoly streams` as admin to bring it to the spec",
+            spec.name,
+            "; ".join(differences),
+        )
+    return differences
+
+
+#: Stream settings the platform never sets: on a stream they feed it from elsewhere or send its
+#: messages elsewhere (`republish` publishes on any subject), so their presence is a difference.
+FOREIGN_SETTINGS = ("sources", "mirror", "republish", "subject_transform")
+
+
+def stream_drift(actual: StreamConfig, wanted: StreamConfig) -> list[str]:
+    """How a stream's settings differ from its spec, one phrase per setting (empty: as specified)."""
+    out = []
+
+    def norm(name: str, value: object) -> object:
+        if name == "subjects":
+            return sorted(value or [])  # type: ignore[call-overload]
+        if name == "max_age":
+            return float(value or 0)  # type: ignore[arg-type]
+        if name == "max_bytes":
+            return -1 if value is None else value
+        return value
+
+    for name in ("subjects", "retention", "storage", "duplicate_window", "num_replicas", "max_age", "max_bytes"):
+        have, want = norm(name, getattr(actual, name)), norm(name, getattr(wanted, name))
+        if have != want:
+            out.append(f"{name} {have!r}, spec {want!r}")
+    for name in FOREIGN_SETTINGS:
+        if getattr(actual, name, None):
+            out.append(f"{name} {getattr(actual, name)!r} (the platform sets none)")
+    return out

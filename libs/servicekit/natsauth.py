@@ -14,8 +14,14 @@ What the permissions enforce (the server refuses anything else with a permission
   `monopoly.signals.*.*`, auction `monopoly.auction.*.*`, trade `monopoly.trade.*.*`, casino
   `monopoly.casino.*.*`, matchmaking `monopoly.match.*.*`. So a result the table applies (an auction
   or casino `settled`) came from the service that owns the subject.
-* A stream is created, updated and described only by its owner (`$JS.API.STREAM.{CREATE,UPDATE,INFO}.<stream>`):
-  nobody else can change its subjects or add a transform that would feed it.
+* A stream is created and described only by its owner (`$JS.API.STREAM.{CREATE,INFO}.<stream>`), and
+  changed only by `admin`: a stream's settings are not checked by the server, and an owner allowed to
+  update its stream could give it a `republish` (the server then publishes every stored message on any
+  subject, another service's results included) or a `source` copying another stream (the table events,
+  with their seeds). A stream that exists is never created again, so its owner cannot change it; a
+  platform's starter (`client.platform`, `monopoly streams`) creates every stream as `admin` before
+  the services start and brings an existing one to its spec. A service whose stream differs from its
+  spec says so and goes on (`bus.ensure_stream`).
 * A reader reads only through its own durable consumers (`$JS.API.CONSUMER.{CREATE,INFO,MSG.NEXT}.<stream>.<durable>`,
   acks on `$JS.ACK.<stream>.<durable>.>`): no consumer of another service, no purge, no delete.
 * Replies come to a private inbox: each user subscribes only to `_INBOX.<user>.>` (the client's
@@ -61,7 +67,7 @@ class Role:
     user: str
     #: Data subjects it publishes (its outbox's subjects).
     publishes: tuple[str, ...] = ()
-    #: Streams it creates and keeps at its spec (`bus.ensure_stream`).
+    #: Streams it creates when missing (`bus.ensure_stream`); only `admin` changes one that exists.
     owns: tuple[str, ...] = ()
     #: (stream, durable): the durable pull consumers it creates, fetches from and acks.
     consumes: tuple[tuple[str, str], ...] = ()
@@ -83,7 +89,7 @@ class Role:
         api = "$JS.API"
         publish = list(self.publishes)
         for stream in self.owns:
-            publish += [f"{api}.STREAM.CREATE.{stream}", f"{api}.STREAM.UPDATE.{stream}", f"{api}.STREAM.INFO.{stream}"]
+            publish += [f"{api}.STREAM.CREATE.{stream}", f"{api}.STREAM.INFO.{stream}"]
         for stream, durable in self.consumes:
             publish += [
                 f"{api}.CONSUMER.CREATE.{stream}.{durable}",
@@ -315,15 +321,16 @@ async def connect(
     tls: ssl.SSLContext | None = None,
     give_up_after_s: float | None = None,
 ) -> tuple[NATS, JetStreamContext]:
-    """Connect as `user` (or as the URL's user) with that user's inbox, and bring the streams it owns
-    to their spec (every stream for a user with no role: an open server, or admin). A tool passes
-    `give_up_after_s` (`bus.connect`)."""
+    """Connect as `user` (or as the URL's user) with that user's inbox, and create the streams it owns
+    if missing; a user with no role (an open server, or admin) ensures every stream and brings an
+    existing one to its spec. A tool passes `give_up_after_s` (`bus.connect`)."""
     who = user_of(url, user, password)
     return await bus.connect(
         url,
         who,
         password,
         streams=streams_owned(who),
+        update_streams=who not in ROLES,
         inbox_prefix=inbox_prefix(who),
         tls=tls,
         give_up_after_s=give_up_after_s,

@@ -13,9 +13,11 @@ from collections.abc import AsyncIterator
 import asyncpg
 import nats
 import nats.errors
+import nats.js.errors
 import pytest
 from nats.aio.client import Client as NATS
 from nats.js import JetStreamContext
+from nats.js.api import RePublish, StreamSource
 
 from client import platform_channel
 from client.casino import connect as casino_connect
@@ -200,6 +202,36 @@ async def test_a_service_cannot_touch_another_services_streams_or_consumers(user
         assert await session.violations("_INBOX.table.>"), session.errors
     finally:
         await session.close()
+
+
+async def test_a_service_cannot_change_its_own_stream(users: BusUsers) -> None:
+    """A stream's settings are not checked by the server: an owner allowed to update its stream could
+    give it a `republish` onto the casino's `settled` subject (the server would publish the forgery) or a
+    `source` copying the table events with their seeds. Only admin changes a stream; its owner may still
+    describe it and create it when missing (an existing one is never created again)."""
+    session = Session()
+    js = await session.open(users, "trade")
+    try:
+        info = await js.stream_info(bus.TRADE_EVENTS.name)  # its own: allowed
+        assert not bus.stream_drift(info.config, bus.stream_config(bus.TRADE_EVENTS))
+        info.config.republish = RePublish(
+            src="monopoly.trade.t-forged.forge", dest=bus.casino_subject("t-forged", "settled")
+        )
+        info.config.sources = [StreamSource(name=bus.TABLE_EVENTS.name)]
+        with pytest.raises(nats.errors.TimeoutError):
+            await js.update_stream(info.config)
+        assert await session.violations("$JS.API.STREAM.UPDATE"), session.errors
+        with pytest.raises(nats.js.errors.BadRequestError):  # exists: created again only as it is
+            await js.add_stream(info.config)
+    finally:
+        await session.close()
+    nc, admin = await natsauth.connect(users.url_for(natsauth.ADMIN))
+    try:
+        assert not bus.stream_drift(
+            (await admin.stream_info(bus.TRADE_EVENTS.name)).config, bus.stream_config(bus.TRADE_EVENTS)
+        )
+    finally:
+        await nc.close()
 
 
 async def test_the_analytics_reader_reads_the_table_events_and_publishes_nothing(

@@ -64,6 +64,8 @@ def test_permissions_are_narrow() -> None:
         published = perms["publish"]["allow"]
         assert not any(p in ("$JS.API.>", ">", "$JS.>", "_INBOX.>") for p in published), role.user
         assert not any(".PURGE." in p or ".STREAM.DELETE." in p or p.startswith("_INBOX") for p in published)
+        # not even its own stream: its settings could republish onto another's subjects (docs/SECURITY.md)
+        assert not any(".STREAM.UPDATE." in p for p in published), role.user
         for subject in published:
             if subject.startswith("$JS.API.CONSUMER."):
                 assert any(f".{stream}" in subject for stream, _ in role.consumes) or any(
