@@ -5,6 +5,8 @@ from __future__ import annotations
 import dataclasses
 import gc
 import json
+import re
+from pathlib import Path
 
 import pytest
 
@@ -71,6 +73,15 @@ def test_G10_simulate_twice_gives_the_same_summary_apart_from_timings(capsys: py
     assert _without_timing(first) == _without_timing(second)
     other = _run_json(capsys, "--games", "15", "--seed", "12")
     assert other["events_hash"] != first["events_hash"]
+
+
+def test_G10_the_events_hash_the_readme_gives_is_todays(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README names the events hash of `--games 200 --seed 7`: a change of any event of those games
+    moves it, and must say so there (and in the changelog) rather than pass unnoticed."""
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text()
+    found = re.search(r"hash of `--games 200 --seed 7` is `([0-9a-f]{32})`", readme)
+    assert found is not None
+    assert _run_json(capsys, "--games", "200", "--seed", "7")["events_hash"] == found.group(1)
 
 
 def test_workers_do_not_change_the_games() -> None:
