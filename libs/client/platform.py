@@ -308,7 +308,7 @@ class Platform:
         """Every stream created, or brought to its spec, as the bus's admin before any service starts: a
         service's own user may only create its streams, never change them (`servicekit.natsauth`)."""
         assert self.bus is not None
-        tls = tlskit.nats_context(self.tls) if self.tls is not None else None
+        tls = tlskit.nats_context(self.tls or TLSSettings.from_env())  # the services' own, else inherited
         nc, _ = await natsauth.connect(self.bus.url_for(natsauth.ADMIN), tls=tls, give_up_after_s=60.0)
         await nc.close()
 

@@ -45,7 +45,9 @@ from rich.table import Table
 from engine import Event, PlayerBankrupt, TableState, TurnTimedOut
 from monopoly.v1 import matchmaking_pb2, rating_pb2, rating_pb2_grpc, table_pb2
 from servicekit import bus, logs
+from servicekit import tls as tlskit
 from servicekit.embedded import DataDirBusy, psql_command, servers
+from servicekit.settings import TLSSettings
 from sim.narrate import describe
 
 from . import BotTable, SubProtocolStubs, bot_service_token, connect
@@ -313,7 +315,8 @@ async def out_of_reach(nats_url: str, db_url: str) -> str:
     except (OSError, TimeoutError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
         return f"Postgres at {_SCRUB(db_url)} is out of reach: {exc or type(exc).__name__}"
     try:
-        nc, _ = await bus.connect(nats_url, give_up_after_s=REACH_TIMEOUT_S, streams=())
+        tls = tlskit.nats_context(TLSSettings.from_env())  # `--tls`: the platform's CA, this process's certificate
+        nc, _ = await bus.connect(nats_url, give_up_after_s=REACH_TIMEOUT_S, streams=(), tls=tls)
         await nc.close()
     except bus.NatsOutOfReach as exc:
         if "refused the credentials" in str(exc):

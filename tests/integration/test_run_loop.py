@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -211,3 +212,19 @@ def test_sighup_stops_everything(data_dir: Path) -> None:
     proc = start(data_dir, "--tables", "1")
     wait_for(proc, data_dir / "run.log", r"driving table", since)
     stop(proc, data_dir, signal.SIGHUP, group=True)  # the terminal closed
+
+
+def test_tls_run_starts_with_mtls_everywhere_and_stops() -> None:
+    """`make run TLS=1`: the reachability check before the platform starts speaks TLS to the embedded NATS
+    too (it once used the system's CAs, and the run never started)."""
+    with tempfile.TemporaryDirectory(prefix="monopoly-run-tls-") as tmp:
+        folder = Path(tmp)  # made again by the run, as `data_dir`'s
+    proc = start(folder, "--tables", "1", "--tls")
+    try:
+        wait_for(proc, folder / "run.log", r"driving table")
+        _, err = stop(proc, folder, signal.SIGINT, group=True)
+        assert "out of reach" not in err
+    finally:
+        for line in remaining(set(), folder):
+            psutil.Process(int(line.split(":")[0])).kill()
+        shutil.rmtree(folder, ignore_errors=True)
