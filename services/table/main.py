@@ -82,6 +82,7 @@ def spec(settings: TableSettings) -> ServiceSpec[Tables]:
         if tables.leases is not None:
             await tables.leases.stop()
         await tables.stop()
+        await tables.pause_clocks()  # E2: nobody is timed out for the time until the tables run again
         if tables.leases is not None:
             await tables.leases.release()
 

@@ -24,6 +24,8 @@ class TableRow:
     snapshot_seq: int
     #: Wall ms the table's clock stood still while the table could not be saved (migration 006).
     clock_stopped_ms: int = 0
+    #: Wall ms a table service stopped running the table at, cleanly (migration 009; None: running).
+    clock_paused_at_ms: int | None = None
 
 
 def _row(r: asyncpg.Record) -> TableRow:
@@ -38,6 +40,7 @@ def _row(r: asyncpg.Record) -> TableRow:
         snapshot,
         r["snapshot_seq"],
         r["clock_stopped_ms"],
+        r["clock_paused_at_ms"],
     )
 
 
@@ -198,16 +201,37 @@ async def stop_clock(conn: asyncpg.Connection, table_id: str, stopped_ms: int, f
     partition moved on meanwhile (another owner took it: nothing written). The lease may have run out
     with the outage: it still counts while nobody else took it (the next heartbeat renews it)."""
     if fence is None:
-        result = await conn.execute("UPDATE tables SET clock_stopped_ms = $2 WHERE table_id = $1", table_id, stopped_ms)
+        result = await conn.execute(
+            "UPDATE tables SET clock_stopped_ms = $2, clock_paused_at_ms = NULL WHERE table_id = $1",
+            table_id,
+            stopped_ms,
+        )
     else:
         result = await conn.execute(
-            "UPDATE tables t SET clock_stopped_ms = $2 FROM partition_leases l "
+            "UPDATE tables t SET clock_stopped_ms = $2, clock_paused_at_ms = NULL FROM partition_leases l "
             "WHERE t.table_id = $1 AND l.partition = t.partition AND l.owner = $3 AND l.epoch = $4",
             table_id,
             stopped_ms,
             *fence,
         )
     return bool(result != "UPDATE 0")
+
+
+async def pause_clocks(conn: asyncpg.Connection, now_ms: int, owner: str | None = None) -> int:
+    """At a clean stop: the unfinished tables (with `owner`, those of the partitions it still holds)
+    stop their clocks at `now_ms` until loaded again (`clock_paused_at_ms`); how many."""
+    if owner is None:
+        result = await conn.execute(
+            "UPDATE tables SET clock_paused_at_ms = $1 WHERE NOT finished AND clock_paused_at_ms IS NULL", now_ms
+        )
+    else:
+        result = await conn.execute(
+            "UPDATE tables SET clock_paused_at_ms = $1 WHERE NOT finished AND clock_paused_at_ms IS NULL "
+            "AND partition IN (SELECT partition FROM partition_leases WHERE owner = $2 AND expires_at > now())",
+            now_ms,
+            owner,
+        )
+    return int(result.split()[-1])
 
 
 async def unfinished(conn: asyncpg.Connection, partitions: Sequence[int] | None = None) -> list[TableRow]:

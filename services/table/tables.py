@@ -222,7 +222,8 @@ class TableActor:
     #: Wall ms the table's clock has stood still, outages of Postgres while it could not be saved
     #: (`tables.clock_stopped_ms`): game time does not run while nobody can act.
     stopped_ms: int = 0
-    #: When the current outage began (wall ms of the first commit that could not be saved; None: none).
+    #: When the current outage began (wall ms of the first commit that could not be saved, or of the
+    #: clean stop of the instance that ran the table before; None: none).
     outage_since: int | None = None
 
     def start(self) -> None:
@@ -540,7 +541,7 @@ class TableActor:
             kept = await store.stop_clock(conn, self.table_id, stopped, self.tables.fence(self))
         if kept:
             log.info(
-                "table %s: its clock stood still %.1f s while the table could not be saved",
+                "table %s: its clock stood still %.1f s while the table could not be saved or no service ran it",
                 self.table_id,
                 (stopped - self.stopped_ms) / 1000,
             )
@@ -902,7 +903,12 @@ class Tables:
             snapshot_seq,
             lease_epoch=lease_epoch,
             stopped_ms=row.clock_stopped_ms,
+            outage_since=row.clock_paused_at_ms,
         )
+        # E2: no service ran the table since a clean stop; that time is taken off its clock before its
+        # timers are armed, so nobody is timed out for a restart or a rolling update
+        if actor.outage_since is not None and not await actor._stop_clock():
+            raise await self.elsewhere(table_id)  # the partition moved on meanwhile
         self.actors[table_id] = actor
         self.idle.adopted(table_id)
         if not state.finished:
@@ -945,6 +951,18 @@ class Tables:
                 continue
             resumed += 1
         return resumed
+
+    async def pause_clocks(self) -> None:
+        """At a clean stop, once the actors stopped: the clocks of the unfinished tables this instance runs
+        stand still until an instance loads them again (`_load`), where the time between is taken off."""
+        owner = self.leases.instance_id if self.leases is not None else None
+        try:
+            async with self.pool.acquire() as conn:
+                paused = await store.pause_clocks(conn, wall_ms(), owner)
+        except Exception as exc:  # Postgres away: the downtime will count, as after a crash
+            log.warning("table clocks not paused for the stop (%s: %s)", type(exc).__name__, exc)
+            return
+        log.info("%d unfinished tables' clocks stand still until they run again", paused)
 
     async def stop(self) -> None:
         await self.idle.stop()

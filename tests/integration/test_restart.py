@@ -114,3 +114,32 @@ async def test_tables_survive_a_sigkill_of_the_table_service(
             task.cancel()
         if platform.table.proc is None or platform.table.proc.returncode is not None:
             await platform.table.start()  # the session's service must be running when the test ends
+
+
+async def test_E2_a_clean_restart_of_the_table_service_times_nobody_out(
+    platform: Platform, stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool
+) -> None:
+    """From a clean stop (a restart, a rolling update) until the table runs again its clock stands still:
+    the platform's downtime is not the player's (E2). Here the service is down longer than the whole turn
+    timer (75 game seconds, 7.5 s at clock scale 10), and the resumed turn still has what it had left."""
+    reply = await stub.CreateTable(
+        table_pb2.CreateTableRequest(mode="classic", players=["ann", "bob"], seed=61, clock_scale=10), timeout=30
+    )
+    table_id = reply.table_id
+    await table_state(stub, table_id)
+    seq_before = len(await event_rows(pool, table_id))
+    await platform.table.stop()  # SIGTERM: a clean stop
+    async with pool.acquire() as conn:
+        paused_at = await conn.fetchval("SELECT clock_paused_at_ms FROM tables WHERE table_id = $1", table_id)
+    assert paused_at is not None
+    await asyncio.sleep(9.0)  # past the turn's deadline in wall time
+    await asyncio.wait_for(platform.table.start(), TIMEOUT)
+    await ready(stub, table_id)
+    await asyncio.sleep(1.0)  # a deadline counted through the downtime would have fired at once
+    after = await event_rows(pool, table_id, seq_before)
+    assert [r["type"] for r in after if r["type"] == "TurnTimedOut"] == [], [r["type"] for r in after]
+    async with pool.acquire() as conn:
+        row = await conn.fetchrow(
+            "SELECT clock_stopped_ms, clock_paused_at_ms FROM tables WHERE table_id = $1", table_id
+        )
+    assert row["clock_paused_at_ms"] is None and row["clock_stopped_ms"] >= 9000
