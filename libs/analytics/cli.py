@@ -60,6 +60,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.command == "export" and args.archive is not None and not args.archive.is_dir():
+        print(f"monopoly export: no archive folder {args.archive}", file=sys.stderr)
+        return 1
+    if args.command == "report" and not args.db.is_file():
+        print(f"monopoly report: no DuckDB file {args.db} (make one with `monopoly export`)", file=sys.stderr)
+        return 1
     if args.command == "export":
         from .export import export
 

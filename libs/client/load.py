@@ -399,8 +399,18 @@ class Generator:
             codes.update(game.status_codes)
             codes.update(game.other_codes)
         never = 0
+        failures = list(self.failures)
         if final:
             never = sum(1 for s in self.status.values() if s in ("forming", "waiting"))
+            # which tables, for whoever reads the JSON report (a count alone names none)
+            for n, s in sorted(self.status.items()):
+                if s in ("forming", "waiting"):
+                    failures.append(f"table #{n}: never started (still {s})")
+            for n in sorted(self.stalled):
+                ids = ", ".join(g.table_id for g in self.games.get(n, []) if g.table_id)
+                failures.append(
+                    f"table #{n}{f' ({ids})' if ids else ''}: stalled (no command for over {self.spec.stall_s:g} s)"
+                )
         return Snapshot(
             process=self.index,
             statuses=dict(Counter(self.status.values())),
@@ -408,7 +418,7 @@ class Generator:
             refused=sum(g.refused for g in drivers),
             retried=sum(g.unavailable for g in drivers),
             errors_by_code=dict(codes),
-            failures=list(self.failures),
+            failures=failures,
             never_started=never,
             stalled=len(self.stalled),
             histogram=base64.b64encode(self.histogram.encode()).decode() if self.histogram.get_total_count() else "",
@@ -687,7 +697,14 @@ def print_report(report: Report, console: Console) -> None:
     console.print(out)
     for line in report.failures[:10]:
         console.print(f"[red]{line}[/]")
-    verdict = "every table started and none stalled or failed" if report.ok else "NOT every table played"
+    problems = [
+        f"{n} {what}"
+        for n, what in ((report.never_started, "never started"), (report.stalled, "stalled"), (report.failed, "failed"))
+        if n
+    ]
+    verdict = "every table started and none stalled or failed" if report.ok else "NOT every table played well: "
+    if not report.ok:
+        verdict += ", ".join(problems)
     if report.interrupted:
         verdict = "interrupted (Ctrl-C): the figures cover the run until then"
     console.print(f"{report.measured}\n{verdict}")

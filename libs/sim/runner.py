@@ -330,7 +330,8 @@ class Summary:
         reasons: dict[str, int] = {}
         for g in r:
             wins[g.winner] += 1
-            reasons[g.reason] = reasons.get(g.reason, 0) + 1
+            reason = str(getattr(g.reason, "value", g.reason))  # the reason's name, as the JSON says it
+            reasons[reason] = reasons.get(reason, 0) + 1
         digest = hashlib.blake2b(digest_size=16)
         for g in r:
             digest.update(g.events_hash.encode())
