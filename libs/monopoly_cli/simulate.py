@@ -8,7 +8,7 @@ import os
 import sys
 
 from bots import BOTS, JAIL_POLICIES
-from engine import RULESETS
+from engine import PRESETS, RULESETS
 from sim.runner import DEFAULT_ROUND_CAP, DEFAULT_THINK_MS, RunSpec, simulate
 
 from .options import MODE_NAMES, Subcommands, preset_name, round_cap
@@ -87,10 +87,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = spec.config()
     except (TypeError, ValueError) as exc:
-        print(f"monopoly simulate: {exc}", file=sys.stderr)
+        hint = ""
+        other = [r for r in RULESETS if r != args.ruleset and preset_name(r, args.mode) in PRESETS]
+        if other:  # `--mode short-8` without `--ruleset hasbro`
+            hint = f" (with --ruleset {other[0]}: {preset_name(other[0], args.mode)})"
+        print(f"monopoly simulate: {exc}{hint}", file=sys.stderr)
         return 2
     if config.ruleset != args.ruleset:
-        print(f"monopoly simulate: {mode} is a preset of the {config.ruleset} rule set", file=sys.stderr)
+        print(
+            f"monopoly simulate: {mode} is a preset of the {config.ruleset} rule set: add --ruleset {config.ruleset}",
+            file=sys.stderr,
+        )
         return 2
     if args.think_seconds < 0 or not 0 <= args.leave_rate <= 1:
         print("monopoly simulate: --think-seconds must be >= 0 and --leave-rate from 0 to 1", file=sys.stderr)
