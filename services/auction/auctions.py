@@ -273,12 +273,16 @@ class Auctions:
     # -- lifecycle -------------------------------------------------------------
 
     async def recover(self) -> int:
-        """Load every open auction from Postgres and re-arm its timer (an overdue one fires at once)."""
+        """Load every open auction from Postgres and re-arm its timer. E2: one whose bidder's time ran out
+        while no auction service ran (a restart, a crash) gives that bidder a whole bid window, as after
+        an outage of Postgres: nobody could bid meanwhile."""
         async with self.pool.acquire() as conn:
             rows = await store.all_open(conn)
+        now = wall_ms()
         for row in rows:
             if row.table_id not in self.open:
-                self._register(row)
+                overdue = row.paused_left_ms is None and 0 < row.deadline_unix_ms <= now
+                self._register(row).outage = overdue
         return len(rows)
 
     def start_sweeping(self) -> None:
@@ -631,8 +635,8 @@ class Auctions:
                     await self._commit(a, restarted(a.row, now), None, [])
                     a.outage = False
                     log.info(
-                        "table %s: auction %d: seat %d's time ran out while Postgres was away; a whole bid window "
-                        "from now",
+                        "table %s: auction %d: seat %d's time ran out while Postgres was away or no auction "
+                        "service ran; a whole bid window from now",
                         a.row.table_id,
                         a.row.auction_id,
                         seat,

@@ -396,6 +396,34 @@ async def test_an_auction_survives_a_sigkill_of_the_service_and_settles_exactly_
     assert len(rows) == 1
 
 
+async def test_E2_a_bidder_whose_time_ran_out_while_no_auction_service_ran_gets_a_whole_window(
+    table_stub: table_pb2_grpc.TableServiceStub, auctions: AuctionClient, js: JetStreamContext, services: Platform
+) -> None:
+    """Nobody could bid while the service was down: the platform's downtime, not the bidder's (E2), as
+    for an outage of Postgres. The service is down longer than the whole bid window here."""
+    scale = 5  # 20 game seconds to bid: four real seconds, for the bid after the restart on a loaded machine
+    game, _, _ = await declined(table_stub, 700, scale)
+    view = await opened(auctions, game.table_id)
+    first, second = view.bidders
+    view = await auctions.bid(game.table_id, first, view.min_bid, game.tokens[first])
+    assert view.bidder == second
+    await services.processes["auction"].stop()
+    await asyncio.sleep(5.0)  # past the second bidder's deadline
+    await services.processes["auction"].start()
+    again = await auctions.stub.GetAuction(
+        auction_pb2.GetAuctionRequest(table_id=game.table_id), wait_for_ready=True, timeout=WAIT_S
+    )
+    if again.deadline_unix_ms == view.deadline_unix_ms:  # the new window not written yet
+        await asyncio.sleep(0.5)
+        again = await auctions.current(game.table_id)
+        assert again is not None
+    assert again.status == "open" and again.bidder == second and again.deadline_unix_ms > view.deadline_unix_ms
+    outbid = await auctions.bid(game.table_id, second, view.high_bid + 100, game.tokens[second])
+    assert outbid.high_bidder == second  # the window was the bidder's own to use
+    kinds = [e.type for e in await auction_events(js, game.table_id)]
+    assert "timed_out" not in kinds, kinds
+
+
 async def table_events(game: Game, kind: str) -> list[common_pb2.Envelope]:
     """The table's events of one type, from its WatchTable stream (from seq 1)."""
     out: list[common_pb2.Envelope] = []
