@@ -618,6 +618,12 @@ class Run:
         try:
             if self.lobby:
                 print(f"lobby: {self.lobby}  (open it in a browser to play against bots)", flush=True)
+            if not console.is_terminal:  # the live view only says where things are on a terminal: said here once
+                print(
+                    f"NATS_URL={self.platform.nats_url}\nDATABASE_URL={self.platform.database_url}\n"
+                    f"addresses: {self.platform.targets_path}; logs: {self.data_dir}/*.log",
+                    flush=True,
+                )
             # the resumed tables (driven during platform.start) are in `running`: BotSeats leaves them alone
             self.bot_seats_task = asyncio.create_task(self.bot_seats.run())
             await self.refresh()
