@@ -36,11 +36,13 @@ def add(sub: Subcommands) -> None:
 
     demo = sub.add_parser("demo", help="play N bot tables through the platform to the end and verify their records")
     demo.set_defaults(handler=start)
-    demo.add_argument("--tables", type=int, default=20)
+    demo.add_argument("--tables", type=int, default=20, help="bot tables to play to the end (default 20)")
     demo.add_argument("--ruleset", choices=sorted(RULESETS), default=None, help=RULESET_HELP)
     demo.add_argument("--mode", choices=sorted(QUEUED_MODES), default=None, help=MODE_HELP)
-    demo.add_argument("--clock-scale", type=int, default=60)
-    demo.add_argument("--data-dir", type=Path, default=Path(".platform"))
+    demo.add_argument("--clock-scale", type=int, default=60, help="game seconds per real second (default 60)")
+    demo.add_argument(
+        "--data-dir", type=Path, default=Path(".platform"), help="where embedded servers keep data (default .platform)"
+    )
     demo.add_argument("--tls", action="store_true", help=TLS_HELP)
 
 
