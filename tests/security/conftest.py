@@ -8,9 +8,18 @@ from __future__ import annotations
 
 import pytest
 
+from servicekit.natsauth import BusUsers
 from tests.integration.conftest import bus_users, embedded, js, platform, pool, server_urls, stub
 
-__all__ = ["bus_users", "embedded", "js", "platform", "pool", "server_urls", "stub"]
+__all__ = ["bus_users", "embedded", "js", "platform", "pool", "server_urls", "stub", "users"]
+
+
+@pytest.fixture(scope="module")
+def users(bus_users: BusUsers | None) -> BusUsers:
+    """The platform's bus users and their passwords (the probes log in as each)."""
+    if bus_users is None:
+        pytest.skip("NATS_URL names a server of its own: its users are not the platform's")
+    return bus_users
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

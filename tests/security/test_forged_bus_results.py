@@ -33,13 +33,6 @@ pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="module")
-def users(bus_users: BusUsers | None) -> BusUsers:
-    if bus_users is None:
-        pytest.skip("NATS_URL names a server of its own: its users are not the platform's")
-    return bus_users
-
-
-@pytest.fixture(scope="module")
 async def stubs(
     platform: Platform,
 ) -> AsyncIterator[tuple[table_pb2_grpc.TableServiceStub, casino_pb2_grpc.CasinoServiceStub]]:

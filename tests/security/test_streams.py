@@ -16,13 +16,6 @@ from servicekit.natsauth import BusUsers
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture(scope="module")
-def users(bus_users: BusUsers | None) -> BusUsers:
-    if bus_users is None:
-        pytest.skip("NATS_URL names a server of its own: its users are not the platform's")
-    return bus_users
-
-
 def streams(users: BusUsers, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, **users.env_for(natsauth.ADMIN)}
     return subprocess.run(
