@@ -401,11 +401,10 @@ class Generator:
         never = 0
         failures = list(self.failures)
         if final:
-            never = sum(1 for s in self.status.values() if s in ("forming", "waiting"))
             # which tables, for whoever reads the JSON report (a count alone names none)
-            for n, s in sorted(self.status.items()):
-                if s in ("forming", "waiting"):
-                    failures.append(f"table #{n}: never started (still {s})")
+            waiting = [(n, s) for n, s in sorted(self.status.items()) if s in ("forming", "waiting")]
+            never = len(waiting)
+            failures += [f"table #{n}: never started (still {s})" for n, s in waiting]
             for n in sorted(self.stalled):
                 ids = ", ".join(g.table_id for g in self.games.get(n, []) if g.table_id)
                 failures.append(
@@ -697,14 +696,11 @@ def print_report(report: Report, console: Console) -> None:
     console.print(out)
     for line in report.failures[:10]:
         console.print(f"[red]{line}[/]")
-    problems = [
-        f"{n} {what}"
-        for n, what in ((report.never_started, "never started"), (report.stalled, "stalled"), (report.failed, "failed"))
-        if n
-    ]
-    verdict = "every table started and none stalled or failed" if report.ok else "NOT every table played well: "
-    if not report.ok:
-        verdict += ", ".join(problems)
+    counts = ((report.never_started, "never started"), (report.stalled, "stalled"), (report.failed, "failed"))
+    problems = ", ".join(f"{n} {what}" for n, what in counts if n)
+    verdict = (
+        "every table started and none stalled or failed" if report.ok else f"NOT every table played well: {problems}"
+    )
     if report.interrupted:
         verdict = "interrupted (Ctrl-C): the figures cover the run until then"
     console.print(f"{report.measured}\n{verdict}")
