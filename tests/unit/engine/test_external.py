@@ -267,5 +267,12 @@ def test_T2_external_trade_sent_before_mortgages_were_recorded_checks_legality_o
     assert isinstance(events[0], TradeExecuted)
 
 
+def test_T2_external_trade_with_malformed_mortgaged_squares_is_refused() -> None:
+    t, agreed = mortgaged_swap((), mortgaged_now=False)
+    agreed.mortgaged_squares = ("Boardwalk",)  # type: ignore[assignment]
+    exc = refused(t, agreed, "T2")  # nothing changes (the helper checks the state and the log)
+    assert "whole numbers" in exc.message
+
+
 def test_system_commands_are_the_three_results() -> None:
     assert {c.__name__ for c in SYSTEM_COMMANDS} == {"SettleAuction", "SettleBet", "ExecuteTrade"}

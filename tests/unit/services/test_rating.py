@@ -58,7 +58,7 @@ def game(mode: str = "classic", players: tuple[str, ...] = ("ann", "ben", "cat",
         ("heuristic-fan", False),
     ],
 )
-def test_bots_are_named_bot_or_after_a_bot_kind(name: str, bot: bool) -> None:
+def test_R1_bots_are_named_bot_or_after_a_bot_kind(name: str, bot: bool) -> None:
     assert is_bot(name) is bot
 
 
