@@ -34,6 +34,8 @@ from prometheus_client import Gauge
 
 from monopoly.v1 import table_pb2_grpc
 
+from . import store
+
 log = logging.getLogger(__name__)
 
 PARTITIONS_OWNED = Gauge("table_partitions_owned", "Partitions this instance holds the lease of", ["instance"])
@@ -289,7 +291,8 @@ class Leases:
                     f"""
                     WITH live AS (SELECT instance_id FROM table_instances i WHERE {_LIVE}),
                     free AS (
-                        SELECT l.partition FROM partition_leases l
+                        SELECT l.partition, l.owner AS was_owner, l.expires_at AS was_expiring
+                        FROM partition_leases l
                         WHERE l.owner IS NULL OR l.expires_at < now()
                            OR (NOT $5 AND l.owner NOT IN (SELECT instance_id FROM live))
                            OR (l.owner = $2 AND NOT l.partition = ANY($3::int[]))
@@ -299,7 +302,10 @@ class Leases:
                     UPDATE partition_leases l SET owner = $2, epoch = l.epoch + 1,
                         expires_at = now() + make_interval(secs => $1)
                     FROM free WHERE l.partition = free.partition
-                    RETURNING l.partition, l.epoch
+                    RETURNING l.partition, l.epoch,
+                        CASE WHEN free.was_owner IS NOT NULL AND isfinite(free.was_expiring) THEN
+                            (extract(epoch FROM least(now(), free.was_expiring - make_interval(secs => $1))) * 1000)
+                        END::bigint AS abandoned_renewed_ms
                     """,
                     self.ttl_s,
                     self.instance_id,
@@ -310,6 +316,10 @@ class Leases:
                 for r in rows:
                     now_held[r["partition"]] = r["epoch"]
                     gained.append(r["partition"])
+                # never handed back (its owner killed, frozen or cut off): E2, its tables' clocks stopped
+                abandoned = [(r["partition"], r["abandoned_renewed_ms"]) for r in rows if r["abandoned_renewed_ms"]]
+                if abandoned:
+                    await store.pause_abandoned(conn, abandoned)
         self.held.clear()  # committed: what Postgres now holds for this instance
         self.held.update(now_held)
         return lost, excess, sorted(gained)

@@ -234,6 +234,23 @@ async def pause_clocks(conn: asyncpg.Connection, now_ms: int, owner: str | None 
     return int(result.split()[-1])
 
 
+async def pause_abandoned(conn: asyncpg.Connection, abandoned: list[tuple[int, int]]) -> None:
+    """E2 after a crash, in the heartbeat that takes the partitions: (partition, its last owner's last
+    renewal in unix ms) for partitions taken from an owner that never handed them back (killed, frozen,
+    cut off). Nobody ran their tables since that renewal, or since a table's last commit if that came
+    later: their clocks stand still from then until they are loaded (`Tables._load` takes the time off,
+    as after a clean stop's `pause_clocks`). A player gains at most the time between two renewals (a
+    third of the TTL) and loses none. A table paused by a clean stop keeps that earlier moment."""
+    await conn.execute(
+        "UPDATE tables t "
+        "SET clock_paused_at_ms = greatest(a.renewed_ms, (extract(epoch FROM t.updated_at) * 1000)::bigint) "
+        "FROM unnest($1::int[], $2::bigint[]) AS a(p, renewed_ms) "
+        "WHERE t.partition = a.p AND NOT t.finished AND t.clock_paused_at_ms IS NULL",
+        [p for p, _ in abandoned],
+        [ms for _, ms in abandoned],
+    )
+
+
 async def unfinished(conn: asyncpg.Connection, partitions: Sequence[int] | None = None) -> list[TableRow]:
     """The unfinished tables (of `partitions` only, when given)."""
     if partitions is None:

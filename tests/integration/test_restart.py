@@ -143,3 +143,35 @@ async def test_E2_a_clean_restart_of_the_table_service_times_nobody_out(
             "SELECT clock_stopped_ms, clock_paused_at_ms FROM tables WHERE table_id = $1", table_id
         )
     assert row["clock_paused_at_ms"] is None and row["clock_stopped_ms"] >= 9000
+
+
+async def test_E2_a_sigkill_of_the_table_service_times_nobody_out(
+    platform: Platform, stub: table_pb2_grpc.TableServiceStub, pool: asyncpg.Pool
+) -> None:
+    """A crash records nothing at its moment, so the instance that takes the table's partition next marks
+    the clock as stopped from the last owner's last lease renewal (or the table's last commit), and the
+    time until the table runs again is taken off it (E2): a SIGKILL, a lost node, an OOM kill are the
+    platform's downtime too. Here the service is down longer than the whole turn timer."""
+    reply = await stub.CreateTable(
+        table_pb2.CreateTableRequest(mode="classic", players=["cat", "dan"], seed=62, clock_scale=10), timeout=30
+    )
+    table_id = reply.table_id
+    await table_state(stub, table_id)
+    seq_before = len(await event_rows(pool, table_id))
+    try:
+        await platform.table.kill()  # SIGKILL: nothing written at the stop
+        async with pool.acquire() as conn:
+            paused_at = await conn.fetchval("SELECT clock_paused_at_ms FROM tables WHERE table_id = $1", table_id)
+        assert paused_at is None
+        await asyncio.sleep(9.0)  # past the turn's deadline (7.5 s) in wall time
+    finally:
+        await asyncio.wait_for(platform.table.start(), TIMEOUT)
+    await ready(stub, table_id)
+    await asyncio.sleep(1.0)  # a deadline counted through the downtime would have fired at once
+    after = await event_rows(pool, table_id, seq_before)
+    assert [r["type"] for r in after if r["type"] == "TurnTimedOut"] == [], [r["type"] for r in after]
+    async with pool.acquire() as conn:
+        row = await conn.fetchrow(
+            "SELECT clock_stopped_ms, clock_paused_at_ms FROM tables WHERE table_id = $1", table_id
+        )
+    assert row["clock_paused_at_ms"] is None and row["clock_stopped_ms"] >= 9000
