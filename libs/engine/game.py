@@ -327,7 +327,10 @@ def legal_commands(state: TableState, seat: int) -> list[Command]:
     if phase in OWNER_SALE:
         candidates += [AuctionMortgaged(seat, sq) for sq in owned(state, seat)]
     if phase in MANAGE:
+        any_time = state.config.manage_any_time  # P10: building too, after the roll and while paying
         for sq in owned(state, seat):
+            if any_time:
+                candidates.append(Build(seat, sq))
             candidates += [SellBuilding(seat, sq), Mortgage(seat, sq), LiftMortgage(seat, sq)]
         candidates.append(Surrender(seat))
     return [command for command in candidates if _passes(state, command)]

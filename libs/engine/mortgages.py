@@ -44,13 +44,7 @@ def _check_mortgage(state: TableState, cmd: Mortgage) -> None:
     property_of(state, cmd.seat, getattr(cmd, "square"), "M1")  # noqa: B009
     if state.mortgaged_round[cmd.square] >= 0:
         raise RuleViolation("M1", "already mortgaged")
-    trade = state.trade
-    if trade is not None and (cmd.square in trade.give_squares or cmd.square in trade.take_squares):
-        # hasbro (P10): mortgaging is allowed while a proposal waits; an offered square would reach
-        # the other side mortgaged, with an M4 fee, on terms that changed under their answer
-        raise RuleViolation(
-            "T2", f"square {cmd.square} is in the open trade proposal: it stands as offered until answered"
-        )
+    _not_offered(state, cmd.square)
     square = state.config.board.squares[cmd.square]
     if square.kind is Kind.PROPERTY and state.group_has_buildings(square.group):
         raise RuleViolation("M1", "sell the group's buildings first")
@@ -64,9 +58,19 @@ def _check_lift(state: TableState, cmd: LiftMortgage) -> None:
     property_of(state, cmd.seat, getattr(cmd, "square"), "M2")  # noqa: B009
     if state.mortgaged_round[cmd.square] < 0:
         raise RuleViolation("M2", "not mortgaged")
+    _not_offered(state, cmd.square)
     cost = state.config.lift_cost(state.config.board.squares[cmd.square].price)
     if state.players[cmd.seat].cash < cost:
         raise RuleViolation("M2", f"lifting costs ${cost}")
+
+
+def _not_offered(state: TableState, square: int) -> None:
+    """T2: hasbro (P10) lets players mortgage and lift at any time, also while a proposal waits; an offered
+    square mortgaged or lifted meanwhile would reach the other side on terms changed under their answer
+    (mortgaged with an M4 fee, or lifted with none)."""
+    trade = state.trade
+    if trade is not None and (square in trade.give_squares or square in trade.take_squares):
+        raise RuleViolation("T2", f"square {square} is in the open trade proposal: it stands as offered until answered")
 
 
 def _check_mortgage_auction(state: TableState, cmd: AuctionMortgaged) -> None:

@@ -455,6 +455,20 @@ def test_T2_an_offered_square_is_not_mortgaged_while_the_proposal_waits_for_its_
     apply(state, Mortgage(1, 3))  # answered: B's to mortgage now
 
 
+def test_T2_an_offered_mortgaged_square_is_not_lifted_while_the_proposal_waits_for_its_answer() -> None:
+    """The other way round: lifted meanwhile, the square would reach B unmortgaged and with no M4 fee."""
+    state = engine.Scenario(players=("A", "B", "C"), mode="hasbro", owners={"A": [39]}, mortgaged=[39]).state()
+    apply(state, ProposeTrade(0, 1, give_squares=(39,), take_cash=100))
+    before = state_to_data(state)
+    with pytest.raises(RuleViolation) as info:
+        apply(state, LiftMortgage(0, 39))
+    assert info.value.rule == "T2" and state_to_data(state) == before
+    assert LiftMortgage(0, 39) not in legal_commands(state, 0)
+    apply(state, AcceptTrade(1, state.trade.trade_id))  # type: ignore[union-attr]
+    assert state.owner[39] == 1 and state.mortgaged_round[39] >= 0
+    assert [(p.debtor, p.creditor) for p in state.payments] == [(1, engine.BANK)]  # M4: B owes the fee
+
+
 # -- A2 -----------------------------------------------------------------------------------------------
 
 
@@ -579,6 +593,21 @@ def test_P10_building_outside_ones_turn() -> None:
     assert Build(o, 37) in legal_commands(t.state, o)
     events = t.do(Build(o, 37))
     assert BuildingBuilt(o, 37, 1, 200) in events and t.state.current == c
+
+
+@pytest.mark.parametrize("phase", ["post_roll", "buy", "payment"])
+def test_P10_the_player_to_act_may_build_after_rolling_and_the_legal_moves_say_so(phase: str) -> None:
+    """Building is open to every seat at any time: the seat whose turn it is too, after the roll, while
+    deciding a purchase and while a payment is due; `legal_commands` lists what `check` lets through."""
+    dice = {"post_roll": (4, 6), "buy": (5, 6), "payment": (1, 3)}  # just visiting, St. Charles, income tax
+    owners = {"a": ["Park Place", "Boardwalk"]}
+    state = engine.Scenario(players=("a", "b"), mode="hasbro", owners=owners, dice=(dice[phase],)).state()
+    apply(state, Roll(0))
+    assert state.phase.value == phase and state.actor == 0
+    engine.check(state, Build(0, 37))
+    assert Build(0, 37) in legal_commands(state, 0)
+    events = apply(state, Build(0, 37))
+    assert BuildingBuilt(0, 37, 1, 200) in events and state.phase.value == phase
 
 
 def test_P10_32_houses_and_12_hotels_none_left_nobody_builds() -> None:
