@@ -12,7 +12,7 @@ of an online game does not change when the config grows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from .board import Board, hasbro_board, online_board
@@ -283,6 +283,11 @@ def custom(
         raise SettingRefused("X5", f"build_mode must be one of {', '.join(BUILD_MODES)}, not {build_mode!r}")
     if type(speed_die) is not bool:
         raise SettingRefused("X5", f"speed_die is on or off, not {speed_die!r}")
+    unknown = sorted(set(changes) - {f.name for f in fields(TableConfig)})
+    if unknown:  # a misspelt setting must not pass for the default silently, nor as a TypeError
+        raise SettingRefused(
+            "X5", f"no setting {', '.join(unknown)}; a custom table's settings are {', '.join(sorted(HOST_SETTINGS))}"
+        )
     base = ClockRules()
     clock = replace(
         base, turn_seconds=turn_seconds, salary_stop_minute=salary_stop_minute, tax_start_minute=tax_start_minute

@@ -67,6 +67,7 @@ from engine import (
 )
 from engine.codec import state_to_data
 from engine.config import CUSTOM_BOUNDS, custom, duel, rule_card, speed, team
+from engine.errors import SettingRefused
 from engine.game import SPEED_BUS, SPEED_FACES, SPEED_MR_MONOPOLY
 
 from .helpers import Table, force_dice, give, place, set_cash
@@ -794,6 +795,8 @@ def test_X5_custom_bounds_cover_every_host_setting() -> None:
         custom(speed_die=1)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="starting_cash"):
         custom(starting_cash=True)  # a bool is no amount
+    with pytest.raises(SettingRefused, match=r"\[X5\] no setting starting_money; .* starting_cash"):
+        custom(starting_money=20000)  # a misspelt setting is refused by name, not taken as the default
 
 
 def test_X5_rule_card_lists_every_change_in_words() -> None:
