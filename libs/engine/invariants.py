@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .board import Kind
+from .cards import Effect as CardEffect
 from .state import BANK, TableState
 
 
@@ -77,6 +78,11 @@ def check_invariants(state: TableState, events_applied: int | None = None) -> No
     cards = list(state.deck) + list(state.chest) + [c for p in players for c in p.jail_cards]
     if len(cards) != len(set(cards)):
         fail("a card is in two places")
+    in_hand = {c for p in players for c in p.jail_cards}
+    if in_hand:  # C1, C2: only a Get Out of Jail Free card is kept in hand
+        keepable = {c.id for c in (*cfg.chance_deck, *cfg.chest_deck) if c.effect is CardEffect.JAIL_FREE}
+        if in_hand - keepable:
+            fail(f"cards {sorted(in_hand - keepable)} are held, and only Get Out of Jail Free cards are kept")
     if cfg.cards_to_bottom:
         every = sorted(c.id for c in (*cfg.chance_deck, *cfg.chest_deck))
         if sorted(cards) != every:

@@ -135,6 +135,8 @@ def test_G10_a_position_the_rules_do_not_allow_is_refused() -> None:
         Scenario(PLAYERS, owners={"ann": ["Nowhere Ave"]}).events()
     with pytest.raises(ValueError, match="no player"):
         Scenario(PLAYERS, cash={"dan": 10}).events()
+    with pytest.raises(ValueError, match=r"cards \[1\] are held, and only Get Out of Jail Free"):
+        Scenario(PLAYERS, jail_cards={"ann": [1]}).events()  # C1: "Go to Jail" is not kept in hand
 
 
 def test_the_mode_presets_are_exported_from_engine() -> None:
