@@ -1,5 +1,6 @@
-"""The hasbro rule set (seeds 000, 001): B3-B4, C1-C3, H1-H6 and the hasbro values of J2, J4, P8,
-P10, M2, M4, A2, T6, D3, D4; its invariants and replay equality, the house supply among them."""
+"""The hasbro rule set (seeds 000, 001): B3-B4, C1-C3, H1-H6 and the hasbro values of G5, G9, J2, J3,
+J4, P6, P8, P10, M2, M4, A2, T4, T6, D3, D4; its invariants and replay equality, the house supply among
+them."""
 
 from __future__ import annotations
 
@@ -265,6 +266,92 @@ def test_C2_birthday_collects_10_from_every_player() -> None:
     assert sorted((d.debtor, d.creditor, d.amount) for d in dues) == sorted((s, c, 10) for s in range(4) if s != c)
 
 
+# Every card drawn at the table: the drawer rolls 1 + 2 onto Chance 7 (from 4) or Community Chest 17
+# (from 14), owning the browns (a hotel, 4 houses) and the light blues (2 houses each: 10 houses, 1 hotel);
+# the next player owns Pennsylvania Railroad (15). Each row: the card, the square the drawer ends on,
+# and everyone's cash change (drawer, railroad owner, the two others) once every payment is made.
+C1_DRAWS = [
+    pytest.param(0, 39, (0, 0, 0, 0), id="advance to Boardwalk"),
+    pytest.param(1, 0, (200, 0, 0, 0), id="advance to Go, collect 200"),
+    pytest.param(2, 24, (0, 0, 0, 0), id="advance to Illinois Ave, Go not passed"),
+    pytest.param(3, 11, (0, 0, 0, 0), id="advance to St. Charles Place, Go not passed"),
+    pytest.param(4, 15, (-50, 50, 0, 0), id="nearest railroad, twice the rent"),
+    pytest.param(5, 15, (-50, 50, 0, 0), id="nearest railroad, the second card"),
+    pytest.param(6, 12, (0, 0, 0, 0), id="nearest utility, unowned"),
+    pytest.param(7, 7, (50, 0, 0, 0), id="dividend 50"),
+    pytest.param(8, 7, (0, 0, 0, 0), id="get out of jail free"),
+    pytest.param(9, 4, (-200, 0, 0, 0), id="go back 3 spaces onto income tax"),
+    pytest.param(10, 10, (0, 0, 0, 0), id="go to jail"),
+    pytest.param(11, 7, (-(10 * 25 + 100), 0, 0, 0), id="general repairs 25 a house 100 a hotel"),
+    pytest.param(12, 7, (-15, 0, 0, 0), id="speeding fine 15"),
+    pytest.param(13, 5, (200, 0, 0, 0), id="trip to Reading Railroad passing Go"),
+    pytest.param(14, 7, (-150, 50, 50, 50), id="chairman of the board pays each 50"),
+    pytest.param(15, 7, (150, 0, 0, 0), id="building loan matures 150"),
+]
+C2_DRAWS = [
+    pytest.param(100, 0, (200, 0, 0, 0), id="advance to Go, collect 200"),
+    pytest.param(101, 17, (200, 0, 0, 0), id="bank error 200"),
+    pytest.param(102, 17, (-50, 0, 0, 0), id="doctor's fee 50"),
+    pytest.param(103, 17, (50, 0, 0, 0), id="sale of stock 50"),
+    pytest.param(104, 17, (0, 0, 0, 0), id="get out of jail free"),
+    pytest.param(105, 10, (0, 0, 0, 0), id="go to jail"),
+    pytest.param(106, 17, (100, 0, 0, 0), id="holiday fund 100"),
+    pytest.param(107, 17, (20, 0, 0, 0), id="income tax refund 20"),
+    pytest.param(108, 17, (30, -10, -10, -10), id="birthday 10 from every player"),
+    pytest.param(109, 17, (100, 0, 0, 0), id="life insurance 100"),
+    pytest.param(110, 17, (-100, 0, 0, 0), id="hospital fees 100"),
+    pytest.param(111, 17, (-50, 0, 0, 0), id="school fees 50"),
+    pytest.param(112, 17, (25, 0, 0, 0), id="consultancy fee 25"),
+    pytest.param(113, 17, (-(10 * 40 + 115), 0, 0, 0), id="street repairs 40 a house 115 a hotel"),
+    pytest.param(114, 17, (10, 0, 0, 0), id="beauty contest 10"),
+    pytest.param(115, 17, (100, 0, 0, 0), id="inheritance 100"),
+]
+
+
+def _draw_every_payment_made(card: int) -> TableState:
+    chance = card < CHEST_BASE
+    deck = tuple(range(16)) if chance else tuple(range(CHEST_BASE, CHEST_BASE + 16))
+    top = (card, *(c for c in deck if c != card))
+    scenario = Scenario(
+        players=("d", "a", "b", "c"),
+        mode="hasbro",
+        positions={"d": 4 if chance else 14},
+        owners={"d": [1, 3, 6, 8, 9], "a": [15]},
+        buildings={1: 5, 3: 4, 6: 2, 8: 2, 9: 2},
+        chance=top if chance else None,
+        chest=None if chance else top,
+        dice=((1, 2),),
+    )
+    state = scenario.state()
+    assert CardDrawn(0, "chance" if chance else "chest", card) in apply(state, Roll(0))
+    while state.payments:
+        apply(state, Pay(state.actor))
+    check_invariants(state)
+    return state
+
+
+@pytest.mark.parametrize(("card", "square", "change"), C1_DRAWS)
+def test_C1_every_chance_card_drawn_moves_and_pays_its_printed_amounts(
+    card: int, square: int, change: tuple[int, ...]
+) -> None:
+    state = _draw_every_payment_made(card)
+    assert state.players[0].position == square
+    assert [p.cash - 1500 for p in state.players] == list(change)
+    assert state.players[0].in_jail is (square == 10)
+    assert state.players[0].jail_cards == ([card] if card == 8 else [])
+
+
+@pytest.mark.parametrize(("card", "square", "change"), C2_DRAWS)
+def test_C2_every_community_chest_card_drawn_moves_and_pays_its_printed_amounts(
+    card: int, square: int, change: tuple[int, ...]
+) -> None:
+    state = _draw_every_payment_made(card)
+    assert state.players[0].position == square
+    assert [p.cash - 1500 for p in state.players] == list(change)
+    assert state.players[0].in_jail is (square == 10)
+    assert state.players[0].jail_cards == ([card] if card == CHEST_BASE + 4 else [])
+
+
 # -- G1: the opening roll -------------------------------------------------------------------------
 
 
@@ -315,7 +402,30 @@ def test_G1_the_opening_draws_the_dice_the_replay_moves_past() -> None:
     assert replay(events).rng_counter == state.rng_counter
 
 
-# -- H1, J2, J4 ---------------------------------------------------------------------------------
+# -- G5, G9 ----------------------------------------------------------------------------------------
+
+
+def test_G5_passing_go_by_the_dice_pays_200() -> None:
+    state = Scenario(players=("a", "b"), mode="hasbro", positions={"a": 36}, dice=((2, 3),)).state()
+    events = apply(state, Roll(0))
+    assert engine.Moved(0, 36, 1) in events
+    assert [e for e in events if isinstance(e, BankPaid)] == [BankPaid(0, 200, "salary")]
+    assert state.players[0].cash == 1700
+
+
+def test_G9_a_jailed_owner_still_collects_rent() -> None:
+    """Online nobody pays rent to a jailed owner (test_turn_flow's G9 tests); the printed game does."""
+    owners = {"b": ["St. James Place"]}
+    scenario = Scenario(("a", "b"), mode="hasbro", positions={"a": 13}, owners=owners, jail={"b": 0}, dice=((1, 2),))
+    state = scenario.state()
+    events = apply(state, Roll(0))
+    assert PaymentDue(0, 1, 14, "rent", square=16) in events
+    apply(state, Pay(0))
+    assert state.players[1].in_jail
+    assert (state.players[0].cash, state.players[1].cash) == (1500 - 14, 1500 + 14)
+
+
+# -- H1, J2, J3, J4 -----------------------------------------------------------------------------
 
 
 def test_H1_1500_each_2_to_6_players_200_salary_free_parking_does_nothing() -> None:
@@ -340,12 +450,45 @@ def test_H1_1500_each_2_to_6_players_200_salary_free_parking_does_nothing() -> N
     assert PaymentDue(c, BANK, 200, "tax", square=4) in events
 
 
+def test_H1_taxes_go_to_the_bank_and_free_parking_pays_none_of_them_out() -> None:
+    """No Free Parking pot: income tax and luxury tax are the bank's, and whoever lands on Free Parking
+    next gets nothing."""
+    scenario = Scenario(players=("a", "b", "c"), mode="hasbro", positions={"a": 1, "b": 35, "c": 17})
+    state = scenario.state()
+    bank_in = state.bank_in
+    for seat in range(3):  # onto 4, 38, 20
+        force_dice(state, 1, 2)
+        apply(state, Roll(seat))
+        if state.payments:
+            apply(state, Pay(seat))
+        apply(state, EndTurn(seat))
+    assert [p.position for p in state.players] == [4, 38, 20]
+    assert [p.cash for p in state.players] == [1500 - 200, 1500 - 100, 1500]
+    assert state.bank_in == bank_in + 200 + 100
+    check_invariants(state)
+
+
 def test_J2_the_fine_is_50() -> None:
     t = table()
     c = t.state.current
     jail(t, c)
     events = t.do(PayJailFine(c))
     assert LeftJail(c, "fine", 50) in events and t.state.players[c].cash == 1450
+
+
+def test_J3_doubles_in_jail_free_the_player_who_moves_by_them_and_does_not_roll_again() -> None:
+    t = table()
+    c = t.state.current
+    jail(t, c, turns=1)
+    give(t.state, c, 18)
+    force_dice(t.state, 4, 4)
+    events = t.do(Roll(c))
+    assert types(events) == ["DiceRolled", "LeftJail", "Moved"]
+    assert events[1:] == [LeftJail(c, "doubles", 0), engine.Moved(c, 10, 18)]
+    p = t.state.players[c]
+    assert not p.in_jail and p.jail_turns == 0 and p.cash == 1500
+    assert t.state.phase is engine.Phase.POST_ROLL
+    refused(t, Roll(c), "G2")
 
 
 def test_J4_third_failed_roll_pays_50_and_moves() -> None:
@@ -359,7 +502,7 @@ def test_J4_third_failed_roll_pays_50_and_moves() -> None:
     assert t.state.players[c].position == 13 and not t.state.players[c].in_jail
 
 
-# -- M2, M4 ---------------------------------------------------------------------------------------
+# -- M2, M4, T4 -----------------------------------------------------------------------------------
 
 
 def test_M2_lifting_costs_the_mortgage_value_plus_10_percent_rounded_up() -> None:
@@ -402,6 +545,20 @@ def test_M4_or_lift_it_at_once_for_value_plus_10_percent_only() -> None:
     t.do(LiftMortgage(o, 39))
     assert t.state.players[o].cash == 1500 - 100 - 220 and t.state.mortgaged_round[39] < 0
     assert not t.state.payments and t.state.actor == c
+
+
+def test_T4_a_mortgaged_property_trades_and_the_receiver_owes_the_M4_fee() -> None:
+    """Online Classic refuses the trade (test_trade's T4 tests); the printed game lets it through with M4."""
+    owners = {"A": ["Boardwalk"]}
+    state = Scenario(players=("A", "B", "C"), mode="hasbro", owners=owners, mortgaged=["Boardwalk"]).state()
+    apply(state, ProposeTrade(0, 1, give_squares=(39,), take_cash=100))
+    events = apply(state, AcceptTrade(1, state.trade.trade_id))  # type: ignore[union-attr]
+    assert types(events) == ["TradeExecuted", "MortgageFeeDue"]
+    assert events[1] == MortgageFeeDue(1, 39, 20)  # 10% of the $200 mortgage value
+    assert state.owner[39] == 1 and state.mortgaged_round[39] >= 0
+    apply(state, Pay(1))
+    assert [p.cash for p in state.players] == [1500 + 100, 1500 - 100 - 20, 1500]
+    assert state.owner[39] == 1 and state.mortgaged_round[39] >= 0 and not state.payments
 
 
 def test_M4_lifting_cancels_only_the_lifters_own_fee_not_an_earlier_receivers() -> None:
@@ -490,13 +647,29 @@ def test_A2_every_player_bids_the_decliner_included_from_10_in_1_steps() -> None
     assert t.state.owner[39] == started.bidders[1]
 
 
-# -- P8, P10 ---------------------------------------------------------------------------------------------
+# -- P6, P8, P10 -----------------------------------------------------------------------------------------
 
 
 def _built(t: Table, seat: int, levels: dict[int, int]) -> None:
     for sq, level in levels.items():
         give(t.state, seat, sq)
         t.state.buildings[sq] = level
+
+
+def test_P6_even_building_and_selling_hold_at_any_time() -> None:
+    """P10 lets the owner build outside their turn and with no per-turn limit, but not unevenly."""
+    t = table()
+    o = other(t.state, t.state.current)
+    _built(t, o, {6: 1, 8: 0, 9: 0})
+    refused(t, Build(o, 6), "P6")  # a second house on Oriental Ave before Vermont and Connecticut have one
+    assert Build(o, 6) not in legal_commands(t.state, o)
+    assert BuildingBuilt(o, 8, 1, 50) in t.do(Build(o, 8))
+    assert BuildingBuilt(o, 9, 1, 50) in t.do(Build(o, 9))
+    assert BuildingBuilt(o, 6, 2, 50) in t.do(Build(o, 6))
+    refused(t, SellBuilding(o, 8), "P6")  # selling down Vermont Ave while Oriental Ave has 2
+    assert BuildingSold(o, 6, 1, 25) in t.do(SellBuilding(o, 6))
+    assert [t.state.buildings[sq] for sq in (6, 8, 9)] == [1, 1, 1]
+    assert t.state.players[o].cash == 1500 - 3 * 50 + 25
 
 
 def test_P8_a_sold_hotel_returns_to_4_houses_at_half_its_cost() -> None:
@@ -941,6 +1114,42 @@ def test_H3_H4_short_games_end_at_their_bankruptcy_by_the_H6_valuation(make: obj
         best = max(state.net_worth(s) for s in active)
         assert state.net_worth(state.winner) == best and state.players[state.winner].place == 1
         assert sorted(p.place for p in state.players) == [1, 2, 3, 4]
+
+
+def _short_game(mode: str) -> TableState:
+    """A, with nothing, lands on B's St. Charles Place; B, with only that square, is next, 3 squares
+    before C's Boardwalk (a hotel). C has the least cash and the most worth; D the most cash."""
+    return Scenario(
+        players=("A", "B", "C", "D"),
+        mode=mode,
+        cash={"A": 0, "B": 0, "C": 300, "D": 1000},
+        positions={"A": 8, "B": 36},
+        owners={"B": ["St. Charles Place"], "C": ["Park Place", "Boardwalk"]},
+        buildings={"Park Place": 5, "Boardwalk": 5},
+        dice=((1, 2),),
+    ).state()
+
+
+def test_H4_the_6_page_short_game_ends_at_the_first_bankruptcy_won_by_worth() -> None:
+    state = _short_game("hasbro-short-6")
+    events = apply(state, Roll(0))
+    assert PlayerBankrupt(0, 1, 4) in events
+    assert events[-1] == GameEnded(2, (4, 3, 1, 2), "short_game", state.game_ms, state.config.clock.scale)
+    assert state.finished and state.winner == 2
+    check_invariants(state)
+
+
+def test_H3_the_8_page_short_game_plays_on_after_the_first_bankruptcy_and_ends_at_the_second() -> None:
+    state = _short_game("hasbro-short-8")
+    events = apply(state, Roll(0))
+    assert PlayerBankrupt(0, 1, 4) in events and not any(isinstance(e, GameEnded) for e in events)
+    assert not state.finished and state.current == 1
+    force_dice(state, 1, 2)
+    events = apply(state, Roll(1))  # onto Boardwalk: rent $2,000, B could raise $70
+    assert PlayerBankrupt(1, 2, 3) in events
+    assert events[-1] == GameEnded(2, (4, 3, 1, 2), "short_game", state.game_ms, state.config.clock.scale)
+    assert state.finished and state.winner == 2
+    check_invariants(state)
 
 
 @pytest.mark.parametrize("minutes", [0, -5, 24 * 60 + 1, 10**30, 2**62, True, 60.0, "60", None])
