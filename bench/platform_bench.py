@@ -889,6 +889,7 @@ async def main() -> int:
             f"{report.commands_per_s:,.0f} commands/s, p50 {lat.get('p50', 0):.1f} ms, "
             f"p99 {lat.get('p99', 0):.1f} ms (HDR, corrected for coordinated omission); "
             f"never started {report.never_started}, stalled {report.stalled}, failed {report.failed}; "
+            f"{report.service_polls:,} reads of a service behind its table; "
             f"table service CPU (all instances) {h['cpu_share']:.0%} of a core "
             f"({h['cpu_ms_per_command']:.2f} ms per command), "
             f"{h['rss_mb']:.0f} MB resident ({h['kb_per_table']:.0f} KB per table)",

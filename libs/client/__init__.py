@@ -75,10 +75,13 @@ from .channels import operator_token, platform_channel
 
 log = logging.getLogger("client.bots")
 
-#: How often a bot looks again at a sub-protocol service that has not caught up with the table yet.
 #: How often `BotTable.resign` reads a table it waits on (another seat's turn, a service's auction).
 RESIGN_POLL_S = 0.5
+#: How soon a bot looks again at a sub-protocol service that has not caught up with the table yet (an
+#: auction not yet opened there, or settled there and not yet at the table); each further look waits
+#: twice as long, up to POLL_MAX_S, so a platform that lags under load is not read ever faster.
 POLL_S = 0.05
+POLL_MAX_S = 1.0
 #: How often the driver looks whether the table's stream brought a service's result to the replica.
 CATCH_UP_S = 0.002
 #: A watch stream silent this long is checked against the table (`BotTable._watch_for_silence`).
@@ -117,6 +120,25 @@ def connect(target: str, token: str | None = None) -> tuple[grpc.aio.Channel, ta
     follow the service's redirects to the instance that runs each table (`servicekit.routing`)."""
     channel = platform_channel(target, token)
     return channel, RoutedTableStub(channel, lambda address: platform_channel(address, token))
+
+
+class Poller:
+    """Waits between reads of a service that has not caught up with the table: POLL_S, then twice as
+    long each time up to POLL_MAX_S (reset once it has), each wait counted on its driver."""
+
+    __slots__ = ("delay", "driver")
+
+    def __init__(self, driver: BotTable) -> None:
+        self.driver = driver
+        self.delay = POLL_S
+
+    async def wait(self) -> None:
+        self.driver.service_polls += 1
+        await asyncio.sleep(self.delay)
+        self.delay = min(self.delay * 2, POLL_MAX_S)
+
+    def reset(self) -> None:
+        self.delay = POLL_S
 
 
 @dataclass
@@ -183,6 +205,8 @@ class BotTable:
     #: Every other call's answers other than OK that the driver got over (created or joined again, a
     #: watch stream reopened, a move at a sub-protocol service refused or tried again), as "where CODE".
     other_codes: Counter[str] = field(default_factory=Counter)
+    #: Reads of a sub-protocol service that had not caught up with the table yet (`POLL_S`).
+    service_polls: int = 0
     #: Moves that failed for a reason the rules do not explain (each logged, then decided again).
     errors: int = 0
     #: Watch streams that fell silent while the table moved on (each logged, then opened again).
@@ -647,6 +671,9 @@ class BotTable:
 
     # -- sub-protocols run by services ---------------------------------------------
 
+    def _poller(self) -> Poller:
+        return Poller(self)
+
     async def _bid_at_service(self, auction_id: int, seq: int) -> None:
         """Bid for whichever bot seat the auction service waits for, until the auction is settled there."""
         try:
@@ -659,6 +686,7 @@ class BotTable:
         assert stub is not None and self.state is not None
         request = auction_pb2.GetAuctionRequest(table_id=self.table_id, auction_id=auction_id)
         view: auction_pb2.AuctionView | None = None  # the auction as the last answer showed it
+        poll = self._poller()
         while not self._stopped and self.state.seq == seq:
             try:
                 if view is None:
@@ -671,12 +699,13 @@ class BotTable:
                     continue
                 if exc.code() != grpc.StatusCode.NOT_FOUND:  # NOT_FOUND: the service has not opened it yet
                     raise
-                await asyncio.sleep(POLL_S)
+                await poll.wait()
                 continue
             if view.status != "open" or view.bidder not in self._bots:
                 view = None
-                await asyncio.sleep(POLL_S)  # settled there (the table's events follow), or not our bidder
+                await poll.wait()  # settled there (the table's events follow), or not our bidder
                 continue
+            poll.reset()
             seat = view.bidder
             if self.think_s:
                 await asyncio.sleep(self.think_s)
@@ -720,6 +749,7 @@ class BotTable:
         stub = self.services.casino
         assert stub is not None and self.state is not None
         seat = command.seat
+        poll = self._poller()
         while True:  # until the casino service has opened the bet the table announced
             if self._stopped or self.state.seq != seq:
                 return  # the table moved on (the bet was settled)
@@ -730,7 +760,7 @@ class BotTable:
             except grpc.aio.AioRpcError as exc:
                 if exc.code() not in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAVAILABLE):
                     raise
-            await asyncio.sleep(POLL_S)
+            await poll.wait()
         if isinstance(command, PlaceBet):
             request = casino_pb2.PlaceBetRequest(
                 table_id=self.table_id,

@@ -120,6 +120,7 @@ class Snapshot:
     commands: int = 0
     refused: int = 0
     retried: int = 0
+    service_polls: int = 0
     errors_by_code: dict[str, int] = field(default_factory=dict)
     failures: list[str] = field(default_factory=list)
     never_started: int = 0
@@ -416,6 +417,7 @@ class Generator:
             commands=sum(g.commands for g in drivers),
             refused=sum(g.refused for g in drivers),
             retried=sum(g.unavailable for g in drivers),
+            service_polls=sum(g.service_polls for g in drivers),
             errors_by_code=dict(codes),
             failures=failures,
             never_started=never,
@@ -488,6 +490,9 @@ class Report:
     commands_per_s: float
     refused: int
     retried: int
+    #: Reads of the auction or casino service that had not caught up with the table yet (the bots wait
+    #: ever longer between them): how far the services lag their tables under this load.
+    service_polls: int
     errors_by_code: dict[str, int]
     latency_ms: dict[str, float]
     latency_count: int
@@ -516,6 +521,7 @@ def merge(snapshots: dict[int, Snapshot]) -> tuple[Counter[str], HdrHistogram, S
         total.commands += s.commands
         total.refused += s.refused
         total.retried += s.retried
+        total.service_polls += s.service_polls
         total.never_started += s.never_started
         total.stalled += s.stalled
         total.left += s.left
@@ -655,6 +661,7 @@ def run_load(spec: LoadSpec, console: Console | None = None) -> Report:
         commands_per_s=round(total.commands / played, 1) if played else 0.0,
         refused=total.refused,
         retried=total.retried,
+        service_polls=total.service_polls,
         errors_by_code=total.errors_by_code,
         latency_ms={k: round(v, 3) for k, v in percentiles_ms(hist).items()},
         latency_count=hist.get_total_count(),
@@ -688,6 +695,7 @@ def print_report(report: Report, console: Console) -> None:
         ("commands/s", f"{report.commands_per_s:,.1f}"),
         ("refused (the table moved on)", report.refused),
         ("retried (UNAVAILABLE, deadline)", report.retried),
+        ("reads of a service behind its table", f"{report.service_polls:,}"),
     ]
     rows += [(f"latency {k}", f"{v:.1f} ms") for k, v in report.latency_ms.items()]
     rows += [(f"status {code}", n) for code, n in sorted(report.errors_by_code.items())]

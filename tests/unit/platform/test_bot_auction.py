@@ -7,6 +7,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import grpc
+import pytest
+
+import client
 from bots import make_bot
 from client import BotTable
 from engine import BANK, AuctionStarted, DeclineProperty, Roll, SettleAuction, apply, classic, new_game
@@ -57,3 +61,47 @@ async def test_A1_a_bid_on_an_auction_settled_while_the_bot_thought_ends_quietly
     await asyncio.wait_for(bot._bid_until_settled(started.auction_id, seq), 5)
     assert state.auction is None and state.seq > seq  # settled at the table meanwhile
     assert service.moves == [] and bot.errors == 0
+
+
+class LaggingAuction:
+    """An auction service that has not opened the table's auction yet (NOT_FOUND) for `lag` reads; the
+    table settles it at the last one."""
+
+    def __init__(self, bot: BotTable, started: AuctionStarted, lag: int) -> None:
+        self.bot, self.started, self.lag = bot, started, lag
+        self.reads = 0
+
+    async def GetAuction(self, request: auction_pb2.GetAuctionRequest, timeout: float) -> auction_pb2.AuctionView:
+        self.reads += 1
+        if self.reads == self.lag:
+            state = self.bot.state
+            assert state is not None
+            apply(state, SettleAuction(BANK, self.started.auction_id, BANK, 0))
+        raise grpc.aio.AioRpcError(grpc.StatusCode.NOT_FOUND, grpc.aio.Metadata(), grpc.aio.Metadata(), "no auction")
+
+
+async def test_A1_a_bot_reads_a_service_behind_its_table_ever_less_often(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under load a service lags its tables; bots reading it every 50 ms would add to the load that makes
+    it lag. Each further read waits twice as long, up to a second, and every read is counted."""
+    state, _ = new_game(classic().with_changes(external=("auction",)), ["a", "b", "c"], 1)
+    me = state.current
+    place(state, me, SQUARE - 3)
+    force_dice(state, 1, 2)
+    apply(state, Roll(me))
+    started = apply(state, DeclineProperty(me))[-1]
+    assert isinstance(started, AuctionStarted)
+    bot = BotTable(stub=None, table_id="t", tokens={s: f"token-{s}" for s in range(3)})  # type: ignore[arg-type]
+    bot.state = state
+    bot._stopped = False
+    bot._bots = {s: make_bot("heuristic", draw(1, 1000 + s)) for s in range(3)}
+    service = LaggingAuction(bot, started, lag=9)
+    bot.services.auction = service  # type: ignore[assignment]
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(client.asyncio, "sleep", sleep)
+    await bot._bid_until_settled(started.auction_id, state.seq)
+    assert waits == [0.05, 0.1, 0.2, 0.4, 0.8, 1.0, 1.0, 1.0, 1.0]
+    assert service.reads == 9 and bot.service_polls == 9
