@@ -110,8 +110,8 @@ class Idle:
         limit = self.finished_s if actor.state.finished else self.idle_s
         if limit <= 0 or now - actor.used < limit:
             return False
-        if actor.watchers or actor.busy or actor.unsure or not actor.queue.empty():
-            return False
+        if actor.watchers or actor.busy or actor.unsure or actor.stalls_unsaved or not actor.queue.empty():
+            return False  # (a stall counted and not yet saved would be lost with the actor: E2)
         due = self._due_s(actor)
         return due is None or due - time.time() >= NEAR_DEADLINE_S
 

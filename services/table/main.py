@@ -64,6 +64,7 @@ def spec(settings: TableSettings) -> ServiceSpec[Tables]:
         await tables.leases.start()
         tables.leases.on_gained = tables.take
         resumed = await tables.recover()
+        tables.watch_stalls()  # E2: a frozen process's time is not the players'
         tables.leases.run()
         collectors.append(TablesCollector(tables))  # table_tables, table_deadline_overdue_seconds
         REGISTRY.register(collectors[-1])

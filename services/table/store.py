@@ -217,6 +217,35 @@ async def stop_clock(conn: asyncpg.Connection, table_id: str, stopped_ms: int, f
     return bool(result != "UPDATE 0")
 
 
+async def save_clocks(
+    conn: asyncpg.Connection, clocks: Sequence[tuple[str, int, int | None]], owner: str | None
+) -> set[str]:
+    """Many tables' `clock_stopped_ms` in one statement: (table_id, stopped_ms, the lease epoch the table was
+    loaded at); with `owner`, only where it still holds the table's partition at that epoch (as
+    `stop_clock`). The ids written."""
+    ids = [c[0] for c in clocks]
+    stopped = [c[1] for c in clocks]
+    if owner is None:
+        rows = await conn.fetch(
+            "UPDATE tables t SET clock_stopped_ms = v.ms FROM unnest($1::text[], $2::bigint[]) AS v(id, ms) "
+            "WHERE t.table_id = v.id RETURNING t.table_id",
+            ids,
+            stopped,
+        )
+    else:
+        rows = await conn.fetch(
+            "UPDATE tables t SET clock_stopped_ms = v.ms "
+            "FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS v(id, ms, epoch), partition_leases l "
+            "WHERE t.table_id = v.id AND l.partition = t.partition AND l.owner = $4 AND l.epoch = v.epoch "
+            "RETURNING t.table_id",
+            ids,
+            stopped,
+            [c[2] for c in clocks],
+            owner,
+        )
+    return {r["table_id"] for r in rows}
+
+
 async def pause_clocks(conn: asyncpg.Connection, now_ms: int, owner: str | None = None) -> int:
     """At a clean stop: the unfinished tables (with `owner`, those of the partitions it still holds)
     stop their clocks at `now_ms` until loaded again (`clock_paused_at_ms`); how many."""

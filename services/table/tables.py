@@ -107,6 +107,13 @@ MAX_SEAT_NAME = 64
 #: Backoff of a table reading its state back while Postgres is away (doubling up to the maximum).
 RESYNC_FIRST_DELAY_S = 0.05
 RESYNC_MAX_DELAY_S = 1.0
+#: E2: a commit that took longer than this (Postgres stalled: a frozen server, a full disk, a lock), or a
+#: pause this long of the service's event loop (the process frozen: SIGSTOP, a VM paused, swapping), is
+#: time nobody could act at the table: its clock stands still for it, so the deadlines move on by as much.
+#: Shorter waits count as play (a player loses at most this much per command to a slow platform).
+STALL_S = 2.0
+#: How often the event loop's pauses are looked for (`Tables.watch_stalls`).
+STALL_WATCH_S = 0.25
 
 
 def request_digest(
@@ -190,6 +197,8 @@ class Request:
 
 #: What a timer puts on the queue when a deadline comes due.
 CLOCK = Request(None)
+#: What a counted stall puts on the queue (E2): saved with the table, nothing applied.
+SAVE_STALLS = Request(None)
 
 
 @dataclass(eq=False)
@@ -225,6 +234,10 @@ class TableActor:
     #: When the current outage began (wall ms of the first commit that could not be saved, or of the
     #: clean stop of the instance that ran the table before; None: none).
     outage_since: int | None = None
+    #: E2: up to when (monotonic s) stalls were counted into `stopped_ms` (`stalled`), and whether that
+    #: count is not yet saved with the table.
+    stalls_counted_to: float = float("-inf")
+    stalls_unsaved: bool = False
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"table-{self.table_id}")
@@ -290,13 +303,21 @@ class TableActor:
             logs.bind(seq=self.state.seq + 1, trace=item.command_id)
             if done is not None and done.done():  # its caller left (a deadline, a closed stream): not applied
                 continue
+            if item is SAVE_STALLS and not self.stalls_unsaved:
+                continue  # saved meanwhile, with another item
             self.busy = True
             try:
                 if self.moved:
                     raise await self.tables.elsewhere(self.table_id)
                 if self.unsure:  # a commit's outcome is unknown: learn it before anything else
                     await self._resync()
-                answer = await self._handle(item.command, item.command_id, item.seat, item.expected_seq)
+                elif self.stalls_unsaved:  # E2: the clock as this table will be read next, saved first
+                    await self._save_stalls()
+                answer = (
+                    b""
+                    if item is SAVE_STALLS
+                    else await self._handle(item.command, item.command_id, item.seat, item.expected_seq)
+                )
             except Exception as exc:  # answered to the caller; the actor goes on
                 if done is not None and not done.done():
                     done.set_exception(exc)
@@ -443,21 +464,24 @@ class TableActor:
         )
         lost: BaseException | None = None
         committing = time.perf_counter()
+        started = time.monotonic()
         try:
             await self.tables.committer.append(args)  # with other tables' commits waiting meanwhile
         except NotSent as exc:
             self.unsure = True  # nothing was sent; the next command first waits for Postgres
-            self._outage()
+            self._outage(started)
             raise Unavailable(f"the table could not be saved ({exc}); nothing changed") from exc
         except OutcomeUnknown as exc:
             lost = exc
-            self._outage()
+            self._outage(started)
         except asyncpg.PostgresError as exc:
             if not fenced(exc):
                 raise
             raise await self.tables.lost_lease(self) from exc
         if lost is None:
             COMMIT_SECONDS.observe(time.perf_counter() - committing)
+            if (ended := time.monotonic()) - started > STALL_S:  # E2: the table stood still while it waited
+                self.stalled(started, ended)
         if lost is not None:
             log.warning(
                 "table %s: connection lost committing seq %d-%d (%s); reading the outcome back",
@@ -502,10 +526,11 @@ class TableActor:
                 q.put_nowait(None)
             ACTIVE_TABLES.dec()
 
-    def _outage(self) -> None:
-        """The table could not be saved: its clock stands still from now until Postgres answers again."""
+    def _outage(self, since: float) -> None:
+        """The table could not be saved: its clock stands still from the commit's start (`since`, monotonic
+        s) until Postgres answers again."""
         if self.outage_since is None:
-            self.outage_since = wall_ms()
+            self.outage_since = wall_ms() - round(max(0.0, time.monotonic() - since) * 1000)
 
     async def _resync(self, last_seq: int | None = None) -> bool:
         """Take the table's state from Postgres, retrying with backoff while it is away; True if
@@ -529,6 +554,37 @@ class TableActor:
         if not kept:  # another instance took the table's partition meanwhile
             raise await self.tables.lost_lease(self)
         return last_seq is not None and row.seq >= last_seq
+
+    def stalled(self, start: float, end: float, save: bool = True) -> None:
+        """E2: nobody could act at the table from `start` to `end` (monotonic s: a slow commit, a pause of
+        the event loop): its clock stood still for what of it was not counted yet. Counted here at once
+        (the deadlines move on), saved before the table's next command or tick (`_save_stalls`), and
+        with `save` at once (else the caller saves it: `Tables.save_stalls`, many tables in one statement).
+        During an outage of Postgres (`outage_since`) that whole time is counted when it ends."""
+        if self.outage_since is not None:
+            return
+        counted = end - max(start, self.stalls_counted_to)
+        if counted > 0:
+            self.stopped_ms += round(counted * 1000)
+            self.stalls_counted_to = end
+            if not self.stalls_unsaved and save:
+                self.queue.put_nowait(SAVE_STALLS)
+            self.stalls_unsaved = True
+
+    async def _save_stalls(self) -> None:
+        """The stalls counted into `stopped_ms` (`stalled`), saved with the table (`tables.clock_stopped_ms`),
+        so whoever runs it next reads the same clock; UNAVAILABLE while Postgres cannot take them (they
+        stay counted and are saved at the next try)."""
+        try:
+            async with self.tables.pool.acquire() as conn:
+                kept = await store.stop_clock(conn, self.table_id, self.stopped_ms, self.tables.fence(self))
+        except Exception as exc:
+            if not unreachable(exc):
+                raise
+            raise Unavailable(f"the table's clock could not be saved ({type(exc).__name__}); nothing changed") from exc
+        if not kept:
+            raise await self.tables.lost_lease(self)
+        self.stalls_unsaved = False
 
     async def _stop_clock(self) -> bool:
         """E2 on the platform's side: a player is not timed out for the platform's outage. The wall
@@ -650,6 +706,50 @@ class Tables:
         self.relay_wake: Callable[[], None] = lambda: None
         #: This instance's partition leases (None: it runs every table, unfenced: a `Tables` on its own).
         self.leases: Leases | None = None
+        #: E2: evicted (dormant) tables' stalls of the event loop, in seconds: taken off their clocks when
+        #: they are loaded again (`_load`).
+        self.dormant_stalls: dict[str, float] = {}
+        self._stall_watch: asyncio.TimerHandle | None = None
+        self._saving: set[asyncio.Task[None]] = set()
+
+    def watch_stalls(self, last: float | None = None) -> None:
+        """E2: every STALL_WATCH_S, whether the event loop ran late by over STALL_S (the process was frozen
+        or starved): then every table here stood still since the loop should have run, and is told so
+        (`TableActor.stalled`). A plain timer callback, not a task: it runs in the same pass of the loop
+        as the tables' overdue timers, before any actor acts on them."""
+        loop = asyncio.get_running_loop()
+        now = time.monotonic()
+        if last is not None and (late := now - last - STALL_WATCH_S) > STALL_S:
+            log.warning("the event loop stood still %.1f s: so did the tables' clocks (E2)", late)
+            start = now - late
+            for actor in self.actors.values():
+                if not actor.state.finished:
+                    actor.stalled(start, now, save=False)
+            for table_id in self.idle.dormant:
+                self.dormant_stalls[table_id] = self.dormant_stalls.get(table_id, 0.0) + late
+            task = asyncio.create_task(self.save_stalls(), name="save-stalls")
+            self._saving.add(task)
+            task.add_done_callback(self._saving.discard)
+        self._stall_watch = loop.call_later(STALL_WATCH_S, self.watch_stalls, now)
+
+    async def save_stalls(self) -> None:
+        """The stalls counted and not yet saved, of every table here, in one statement: thousands of tables
+        after a freeze are one round trip, not one each. A table not written (Postgres away, its lease
+        moved) saves its own before its next command (`TableActor._save_stalls`)."""
+        unsaved = [a for a in self.actors.values() if a.stalls_unsaved and a.outage_since is None]
+        if not unsaved:
+            return
+        owner = self.leases.instance_id if self.leases is not None else None
+        clocks = [(a.table_id, a.stopped_ms, a.lease_epoch) for a in unsaved]
+        try:
+            async with self.pool.acquire() as conn:
+                saved = await store.save_clocks(conn, clocks, owner)
+        except Exception as exc:
+            log.warning("stalled tables' clocks not saved (%s: %s); each saves its own", type(exc).__name__, exc)
+            return
+        for actor, (table_id, written, _) in zip(unsaved, clocks, strict=True):
+            if table_id in saved and actor.stopped_ms == written:  # (not stalled again meanwhile)
+                actor.stalls_unsaved = False
 
     def _commit_order(self, args: store.AppendArgs) -> int:
         """Where a commit goes in its group: its table's partition (`GroupCommitter.order`)."""
@@ -905,6 +1005,9 @@ class Tables:
             stopped_ms=row.clock_stopped_ms,
             outage_since=row.clock_paused_at_ms,
         )
+        if (stood_s := self.dormant_stalls.pop(table_id, None)) is not None:
+            now = time.monotonic()
+            actor.stalled(now - stood_s, now)
         # E2: no service ran the table since a clean stop; that time is taken off its clock before its
         # timers are armed, so nobody is timed out for a restart or a rolling update
         if actor.outage_since is not None and not await actor._stop_clock():
@@ -965,6 +1068,9 @@ class Tables:
         log.info("%d unfinished tables' clocks stand still until they run again", paused)
 
     async def stop(self) -> None:
+        if self._stall_watch is not None:
+            self._stall_watch.cancel()
+        await asyncio.gather(*self._saving, return_exceptions=True)
         await self.idle.stop()
         for actor in list(self.actors.values()):
             await actor.stop()
