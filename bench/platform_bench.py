@@ -30,7 +30,8 @@ With --services table the sub-protocols run inside the table (the table-only bas
 With --transport unary the bots send each command as its own SubmitCommand call instead of
 on a Play stream per table (the default).
 The load generator is this process; the services and the servers are others.
-NATS_URL / DATABASE_URL when set, else the embedded servers.
+NATS_URL / DATABASE_URL when set, else the embedded servers (with DATABASE_URL, a new database on its
+server per row, dropped after it: an earlier row's tables would be resumed and measured with the next).
 """
 
 from __future__ import annotations
@@ -755,8 +756,9 @@ async def fresh_platform(
     starts."""
     with (
         tempfile.TemporaryDirectory(prefix="monopoly-bench-") as tmp,
-        servers(Path(tmp), nats_nodes=3 if replicas > 1 else 1) as (nats_url, db_url, bus),
+        servers(Path(tmp), nats_nodes=3 if replicas > 1 else 1) as (nats_url, server_url, bus),
     ):
+        db_url = await own_database(server_url) if os.environ.get("DATABASE_URL") else server_url
         platform = Platform(
             nats_url,
             db_url,
@@ -778,6 +780,29 @@ async def fresh_platform(
         finally:
             await nc.close()
             await platform.stop()
+            if db_url != server_url:
+                await drop_database(server_url, db_url)
+
+
+async def own_database(server_url: str) -> str:
+    """A new database on the DATABASE_URL's server for one row: the tables of an earlier row (or of
+    anything else using that database) would be resumed by the row's table service and measured with it."""
+    name = f"monopoly_bench_{os.urandom(4).hex()}"
+    conn = await asyncpg.connect(server_url)
+    try:
+        await conn.execute(f"CREATE DATABASE {name}")
+    finally:
+        await conn.close()
+    return urllib.parse.urlunsplit(urllib.parse.urlsplit(server_url)._replace(path=f"/{name}"))
+
+
+async def drop_database(server_url: str, db_url: str) -> None:
+    name = urllib.parse.urlsplit(db_url).path.lstrip("/")
+    conn = await asyncpg.connect(server_url)
+    try:
+        await conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    finally:
+        await conn.close()
 
 
 async def main() -> int:
