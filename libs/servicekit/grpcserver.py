@@ -26,7 +26,7 @@ import inspect
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf.message import Message
@@ -199,12 +199,25 @@ class ErrorMapping(grpc.aio.ServerInterceptor):
         return handler
 
 
-class _Refused:
+class RefusedRequest:
     """A request refused as it was decoded (`_lenient`), with the reason its handler's wrapper raises
-    (a deserializer's own exception would reach the client as UNKNOWN, or INTERNAL on a stream)."""
+    (a deserializer's own exception would reach the client as UNKNOWN, or INTERNAL on a stream), and
+    the request itself when it decoded (a NUL in a string). A stream of requests whose handler answers
+    each in the stream (`refusals_in_stream`) gets these among its requests, to answer like any refusal."""
 
-    def __init__(self, error: BadRequest) -> None:
+    def __init__(self, error: BadRequest, request: Any = None) -> None:
         self.error = error
+        self.request = request
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def refusals_in_stream(handler: _F) -> _F:
+    """Mark a request-streaming handler that answers a refused request in its stream (it is given a
+    `RefusedRequest`): one malformed request does not end the stream and what was sent behind it."""
+    handler._refusals_in_stream = True  # type: ignore[attr-defined]
+    return handler
 
 
 def _lenient(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
@@ -215,14 +228,14 @@ def _lenient(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], A
         try:
             request = deserializer(data)
         except Exception as exc:
-            return _Refused(BadRequest(f"the request's bytes do not decode ({type(exc).__name__})"))
+            return RefusedRequest(BadRequest(f"the request's bytes do not decode ({type(exc).__name__})"))
         # A NUL in any string field puts a zero byte in the encoding: only then are the fields walked
         # (a zero byte is rare otherwise: proto3 does not encode zeros), not for every request.
         if b"\x00" in data and isinstance(request, Message):
             try:
                 validate.no_nul(request)
             except BadRequest as exc:
-                return _Refused(exc)
+                return RefusedRequest(exc, request)
         return request
 
     return deserialize
@@ -231,7 +244,7 @@ def _lenient(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], A
 def _check(request: Any) -> None:
     """Refuse at the edge what no handler should see: undecodable bytes, NUL in a string field
     (both found by `_lenient` as the request was decoded)."""
-    if isinstance(request, _Refused):
+    if isinstance(request, RefusedRequest):
         raise request.error
 
 
@@ -264,7 +277,8 @@ def _mapped_stream(
     async def mapped(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         try:
             if streamed:
-                request = _checked(request)
+                if not getattr(handler, "_refusals_in_stream", False):
+                    request = _checked(request)
             else:
                 _check(request)
             async for item in handler(request, context):

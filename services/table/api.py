@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 
@@ -59,9 +59,10 @@ def view(actor: TableActor, with_state: bool = True) -> table_pb2.TableView:
     )
 
 
-async def _first_in_time(
-    requests: AsyncIterator[table_pb2.SubmitCommandRequest], within_s: float
-) -> AsyncIterator[table_pb2.SubmitCommandRequest]:
+_R = TypeVar("_R")
+
+
+async def _first_in_time(requests: AsyncIterator[_R], within_s: float) -> AsyncIterator[_R]:
     """The stream's requests; none, and the stream ends, if the first does not come within `within_s`."""
     iterator = aiter(requests)
     try:
@@ -130,8 +131,11 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         response: table_pb2.SubmitCommandResponse = table_pb2.SubmitCommandResponse.FromString(answer)
         return response
 
+    @grpcserver.refusals_in_stream
     async def Play(
-        self, requests: AsyncIterator[table_pb2.SubmitCommandRequest], context: grpc.aio.ServicerContext
+        self,
+        requests: AsyncIterator[table_pb2.SubmitCommandRequest | grpcserver.RefusedRequest],
+        context: grpc.aio.ServicerContext,
     ) -> AsyncIterator[table_pb2.PlayResponse]:
         """SubmitCommand for each request of the stream, answered in order; a refused command is
         answered with its status (the stream stays open), anything else ends the stream.
@@ -143,6 +147,15 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         with contextlib.ExitStack() as slot:
             counted = False
             async for request in _first_in_time(requests, PLAY_FIRST_REQUEST_S):
+                if isinstance(request, grpcserver.RefusedRequest):  # malformed: refused, the stream goes on
+                    decoded = request.request
+                    yield table_pb2.PlayResponse(
+                        command_id=decoded.command_id if decoded is not None else "",
+                        refused=table_pb2.PlayRefusal(
+                            code=grpc.StatusCode.INVALID_ARGUMENT.name, message=grpcserver.details_of(request.error)
+                        ),
+                    )
+                    continue
                 try:
                     claims, _ = await grpcserver.admit(
                         self.tables.token_secret, PLAY_METHOD, request, None, context.peer(), verified

@@ -702,6 +702,7 @@ async def test_play_answers_each_command_in_order_and_a_refusal_leaves_the_strea
         (request(table, Roll(other), "p2"), "FAILED_PRECONDITION", "G2"),
         (request(table, Roll(view.actor), "p3", token=forged), "UNAUTHENTICATED", ""),
         (request(table, Roll(view.actor), "p4", expected_seq=view.seq + 5), "ABORTED", ""),
+        (request(table, Roll(view.actor), "p\x00"), "INVALID_ARGUMENT", ""),  # malformed: the stream goes on
     ]
     call = stub.Play()
     try:
