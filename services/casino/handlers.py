@@ -24,7 +24,7 @@ from servicekit.consumers import Consumers, durable_consumer
 from servicekit.errors import BadRequest
 from servicekit.wire import event_from_proto
 
-from .bets import CONSUMER, Casino
+from .bets import CONSUMER, Casino, wall_ms
 
 log = logging.getLogger("casino")
 
@@ -62,8 +62,11 @@ async def handle_envelope(casino: Casino, env: common_pb2.Envelope) -> None:
         return
     if isinstance(event, CasinoOpened):
         if event.deadline >= 0:  # the table delegates its casino (cash and deadline are set)
-            deadline = wall_deadline(env, event.deadline)
-            window = max(0, deadline - env.occurred_at.wall_unix_ms)  # the time the table gave, in wall ms
+            opened_at = env.occurred_at.wall_unix_ms
+            window = max(0, wall_deadline(env, event.deadline) - opened_at)  # the time the table gave, in wall ms
+            # E2: the window runs from the table's event, or from now if this service hears of it later (it
+            # was restarting, or NATS away): nobody could bet meanwhile, as the auction service's bidders
+            deadline = max(opened_at, wall_ms()) + window
             await casino.open(table_id, env.seq, event.seat, event.cash, deadline, window)
     elif isinstance(event, BetSettled):  # the table applied a result: that bet stands
         await casino.applied(table_id, event.seat, env.seq)

@@ -13,8 +13,11 @@ from typing import Any
 import asyncpg
 import pytest
 
+from engine.casino import CasinoOpened
+from servicekit.wire import envelope
 from services.casino import store
 from services.casino.bets import Casino, wall_ms
+from services.casino.handlers import handle_envelope
 
 from .helpers import own_schema
 
@@ -106,4 +109,20 @@ async def test_E2_the_window_given_again_is_the_one_the_table_gave_not_what_was_
     now = wall_ms()
     async with pool.acquire() as conn:
         assert await store.restart_window(conn, f"{table_id}:10", now) == now + 1_500
+    casino.stop()
+
+
+async def test_E2_K1_a_bet_heard_late_gives_the_bettor_the_whole_window_from_then(pool: asyncpg.Pool) -> None:
+    """The table's CasinoOpened read 10 s late (the casino service was restarting after a crash, or NATS
+    away): nobody could bet meanwhile, so the bettor's window (7.5 s here) runs from when the service
+    opens the bet, as an auction's first bidder's does, not from the table's event."""
+    casino = Casino(pool)
+    table_id = "t-" + uuid.uuid4().hex[:8]
+    opened = CasinoOpened(seat=0, cash=5_000, deadline=60_000 + 75_000)  # the turn timer: 75 game s
+    late = envelope(table_id, 10, opened, game_ms=60_000, scale=10, wall_ms=wall_ms() - 10_000)
+    before = wall_ms()
+    await handle_envelope(casino, late)
+    b = await bet_row(pool, f"{table_id}:10")
+    assert b.status == "open"
+    assert b.deadline_unix_ms >= before + 7_500, "the bettor's time ran out before the service heard of the bet"
     casino.stop()
