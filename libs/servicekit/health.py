@@ -25,14 +25,31 @@ INTERVAL_S = 1.0
 CHECK_TIMEOUT_S = 2.0
 
 
+#: A check of Postgres still waiting for its answer (`postgres_up`), per pool.
+_probes: dict[int, asyncio.Task[None]] = {}
+
+
+async def _select_1(pool: asyncpg.Pool) -> None:
+    async with pool.acquire() as conn:
+        await conn.fetchval("SELECT 1")
+
+
 async def postgres_up(pool: asyncpg.Pool, timeout: float = CHECK_TIMEOUT_S) -> bool:
-    try:
-        async with asyncio.timeout(timeout):
-            async with pool.acquire() as conn:
-                await conn.fetchval("SELECT 1")
-    except Exception:  # any failure to answer is "away" here; what it was is logged by the caller's calls
+    """Whether Postgres answers a `SELECT 1` within `timeout`. A server that stalls (frozen, its disk full)
+    holds the check's connection until it answers, and giving it back waits as long: the check is its
+    own task, so the answer is "away" at the timeout, and while it still waits no other is started (each
+    would hold another of the pool's connections)."""
+    probe = _probes.get(id(pool))
+    if probe is not None and probe.done() and not probe.cancelled():
+        probe.exception()  # a late failure of a check given up on: retrieved, not logged as unhandled
+    if probe is None or probe.done():
+        probe = _probes[id(pool)] = asyncio.create_task(_select_1(pool), name="health-postgres")
+    done, _ = await asyncio.wait({probe}, timeout=timeout)
+    if not done:
         return False
-    return True
+    del _probes[id(pool)]
+    # any failure to answer is "away" here; what it was is logged by the callers' own calls
+    return not probe.cancelled() and probe.exception() is None
 
 
 def nats_up(nc: NATS) -> bool:
