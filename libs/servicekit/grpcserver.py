@@ -129,7 +129,8 @@ def details_of(exc: BaseException) -> str:
     raw = text.encode()
     if len(raw) <= MAX_DETAILS:
         return text
-    return f"{raw[:MAX_DETAILS].decode(errors='ignore')}... ({len(raw) - MAX_DETAILS} more bytes)"
+    kept = MAX_DETAILS - 40  # the note below fits in the rest: the whole message is at most MAX_DETAILS
+    return f"{raw[:kept].decode(errors='ignore')}... ({len(raw) - kept} more bytes)"
 
 
 async def _abort(context: grpc.aio.ServicerContext, exc: BaseException) -> None:

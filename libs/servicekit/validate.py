@@ -22,6 +22,11 @@ JSON_MAX_DEPTH = 8
 JSON_MAX_BYTES = 64 * 1024
 #: Bidirectional overrides, embeddings and isolates (Trojan Source): they reorder what others read.
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+#: Letters and symbols that draw nothing (the Hangul fillers, the blank Braille pattern): a name of them
+#: alone is as invisible as one of spaces.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+#: The longest table id a call may name (the service's own ids are 16 hex digits).
+MAX_TABLE_ID = 64
 
 
 def name(value: str, field: str, max_length: int) -> str:
@@ -35,9 +40,18 @@ def name(value: str, field: str, max_length: int) -> str:
             raise BadRequest(f"{field}: no control characters (found U+{ord(ch):04X})")
         if ch in _BIDI:
             raise BadRequest(f"{field}: no bidirectional controls (found U+{ord(ch):04X})")
-    if all(unicodedata.category(ch) in {"Cf", "Zs", "Zl", "Zp", "Mn", "Me"} for ch in text):
+    if all(ch in _BLANK or unicodedata.category(ch) in {"Cf", "Zs", "Zl", "Zp", "Mn", "Me"} for ch in text):
         raise BadRequest(f"{field}: a name needs a visible character")
     return text
+
+
+def table_id(value: str) -> str:
+    """A table id a call names: given, and not longer than any table's."""
+    if not value:
+        raise BadRequest("table_id is required")
+    if len(value) > MAX_TABLE_ID:
+        raise BadRequest(f"table_id is at most {MAX_TABLE_ID} characters, not {len(value)}")
+    return value
 
 
 def seed(value: int, field: str = "seed") -> int:

@@ -9,19 +9,13 @@ import grpc
 
 from engine.auction import Bid, PassBid
 from monopoly.v1 import auction_pb2, auction_pb2_grpc
-from servicekit import auth
+from servicekit import auth, validate
 from servicekit.errors import BadRequest
 from servicekit.grpcserver import Registration
 
 from .auctions import MOVES, Auctions
 
 SERVICE_NAME = auction_pb2.DESCRIPTOR.services_by_name["AuctionService"].full_name
-
-
-def _table_id(value: str) -> str:
-    if not value or len(value) > 64:
-        raise BadRequest("table_id is required")
-    return value
 
 
 def _auction_id(value: int) -> int:
@@ -45,7 +39,7 @@ class AuctionService(auction_pb2_grpc.AuctionServiceServicer):
     async def PlaceBid(
         self, request: auction_pb2.PlaceBidRequest, context: grpc.aio.ServicerContext
     ) -> auction_pb2.AuctionView:
-        table_id = _table_id(request.table_id)
+        table_id = validate.table_id(request.table_id)
         self._authorise(table_id, request.seat)
         return await self.auctions.move(
             table_id, _auction_id(request.auction_id), Bid(request.seat, int(request.amount))
@@ -54,19 +48,19 @@ class AuctionService(auction_pb2_grpc.AuctionServiceServicer):
     async def Pass(
         self, request: auction_pb2.PassRequest, context: grpc.aio.ServicerContext
     ) -> auction_pb2.AuctionView:
-        table_id = _table_id(request.table_id)
+        table_id = validate.table_id(request.table_id)
         self._authorise(table_id, request.seat)
         return await self.auctions.move(table_id, _auction_id(request.auction_id), PassBid(request.seat))
 
     async def GetAuction(
         self, request: auction_pb2.GetAuctionRequest, context: grpc.aio.ServicerContext
     ) -> auction_pb2.AuctionView:
-        return await self.auctions.get(_table_id(request.table_id), _auction_id(request.auction_id))
+        return await self.auctions.get(validate.table_id(request.table_id), _auction_id(request.auction_id))
 
     async def WatchAuction(
         self, request: auction_pb2.GetAuctionRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[auction_pb2.AuctionView]:
-        views = self.auctions.watch(_table_id(request.table_id), _auction_id(request.auction_id))
+        views = self.auctions.watch(validate.table_id(request.table_id), _auction_id(request.auction_id))
         async with contextlib.aclosing(views):
             async for item in views:
                 yield item

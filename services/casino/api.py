@@ -5,19 +5,13 @@ from __future__ import annotations
 import grpc
 
 from monopoly.v1 import casino_pb2, casino_pb2_grpc
-from servicekit import auth
+from servicekit import auth, validate
 from servicekit.errors import BadRequest
 from servicekit.grpcserver import Registration
 
 from .bets import Casino, view
 
 SERVICE_NAME = casino_pb2.DESCRIPTOR.services_by_name["CasinoService"].full_name
-
-
-def _table_id(value: str) -> str:
-    if not value or len(value) > 64:
-        raise BadRequest("table_id is required")
-    return value
 
 
 def _bet_id(value: str) -> str:
@@ -37,7 +31,7 @@ class CasinoService(casino_pb2_grpc.CasinoServiceServicer):
     async def PlaceBet(
         self, request: casino_pb2.PlaceBetRequest, context: grpc.aio.ServicerContext
     ) -> casino_pb2.BetView:
-        table_id = _table_id(request.table_id)
+        table_id = validate.table_id(request.table_id)
         self._authorize(table_id, request.seat)
         bet_id = _bet_id(request.bet_id)
         return view(await self.casino.place(table_id, request.seat, tuple(request.numbers), bet_id))
@@ -45,17 +39,17 @@ class CasinoService(casino_pb2_grpc.CasinoServiceServicer):
     async def Decline(
         self, request: casino_pb2.DeclineBetRequest, context: grpc.aio.ServicerContext
     ) -> casino_pb2.BetView:
-        table_id = _table_id(request.table_id)
+        table_id = validate.table_id(request.table_id)
         self._authorize(table_id, request.seat)
         return view(await self.casino.decline(table_id, request.seat, _bet_id(request.bet_id)))
 
     async def GetBet(self, request: casino_pb2.GetBetRequest, context: grpc.aio.ServicerContext) -> casino_pb2.BetView:
-        return view(await self.casino.get(_table_id(request.table_id), _bet_id(request.bet_id)))
+        return view(await self.casino.get(validate.table_id(request.table_id), _bet_id(request.bet_id)))
 
     async def GetPool(
         self, request: casino_pb2.GetPoolRequest, context: grpc.aio.ServicerContext
     ) -> casino_pb2.PoolView:
-        table_id = _table_id(request.table_id)
+        table_id = validate.table_id(request.table_id)
         amount, bets = await self.casino.pool_of(table_id)
         return casino_pb2.PoolView(table_id=table_id, pool=amount, bets=bets)
 

@@ -25,12 +25,6 @@ PLAY_METHOD = f"/{SERVICE_NAME}/Play"
 PLAY_FIRST_REQUEST_S = 30.0
 
 
-def _table_id(value: str) -> str:
-    if not value or len(value) > 64:
-        raise BadRequest("table_id is required")
-    return value
-
-
 def _stored(table_id: str, row: Mapping[str, Any], scale: int) -> common_pb2.Envelope:
     """A stored event as watchers get it: the envelope JetStream got, less what G10 hides from clients
     (`wire.public_envelope`: TableCreated's seed, a pile's order); a row from before the envelopes were
@@ -104,18 +98,18 @@ class TableService(table_pb2_grpc.TableServiceServicer):
         self, request: table_pb2.JoinTableRequest, context: grpc.aio.ServicerContext
     ) -> table_pb2.JoinTableResponse:
         auth.current_claims().require_service()  # players get their seat tokens from matchmaking
-        token = await self.tables.join(_table_id(request.table_id), request.seat)
+        token = await self.tables.join(validate.table_id(request.table_id), request.seat)
         return table_pb2.JoinTableResponse(seat_token=token, seat=request.seat)
 
     async def GetTable(
         self, request: table_pb2.GetTableRequest, context: grpc.aio.ServicerContext
     ) -> table_pb2.TableView:
-        return view(await self.tables.get(_table_id(request.table_id)), with_state=not request.without_state)
+        return view(await self.tables.get(validate.table_id(request.table_id)), with_state=not request.without_state)
 
     async def SubmitCommand(
         self, request: table_pb2.SubmitCommandRequest, context: grpc.aio.ServicerContext
     ) -> table_pb2.SubmitCommandResponse:
-        table_id = _table_id(request.table_id)
+        table_id = validate.table_id(request.table_id)
         if len(request.command_id) > 128:
             raise BadRequest("command_id is at most 128 characters")
         if request.expected_seq < 0:
@@ -192,7 +186,7 @@ class TableService(table_pb2_grpc.TableServiceServicer):
     async def WatchTable(
         self, request: table_pb2.WatchTableRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[table_pb2.WatchTableResponse]:
-        table_id = _table_id(request.table_id)
+        table_id = validate.table_id(request.table_id)
         auth.current_claims().require_table(table_id)  # a player or spectator of this table, or the platform
         if request.from_seq < 0:
             raise BadRequest("from_seq must be 0 or more")

@@ -5,19 +5,13 @@ from __future__ import annotations
 import grpc
 
 from monopoly.v1 import trade_pb2, trade_pb2_grpc
-from servicekit import auth
+from servicekit import auth, validate
 from servicekit.errors import BadRequest
 from servicekit.grpcserver import Registration
 
 from .trades import Terms, Trades, view
 
 SERVICE_NAME = trade_pb2.DESCRIPTOR.services_by_name["TradeService"].full_name
-
-
-def _table_id(value: str) -> str:
-    if not value or len(value) > 64:
-        raise BadRequest("table_id is required")
-    return value
 
 
 def _terms(request: trade_pb2.ProposeTradeRequest) -> Terms:
@@ -42,7 +36,7 @@ class TradeService(trade_pb2_grpc.TradeServiceServicer):
     async def ProposeTrade(
         self, request: trade_pb2.ProposeTradeRequest, context: grpc.aio.ServicerContext
     ) -> trade_pb2.TradeView:
-        table_id = _table_id(request.table_id)
+        table_id = validate.table_id(request.table_id)
         claims = auth.current_claims()
         return view(await self.trades.propose(table_id, request.seat, claims, _terms(request), request.request_id))
 
@@ -50,24 +44,24 @@ class TradeService(trade_pb2_grpc.TradeServiceServicer):
         self, request: trade_pb2.TradeActionRequest, context: grpc.aio.ServicerContext
     ) -> trade_pb2.TradeView:
         r = request
-        return view(await self.trades.accept(_table_id(r.table_id), r.trade_id, r.seat, auth.current_claims()))
+        return view(await self.trades.accept(validate.table_id(r.table_id), r.trade_id, r.seat, auth.current_claims()))
 
     async def DeclineTrade(
         self, request: trade_pb2.TradeActionRequest, context: grpc.aio.ServicerContext
     ) -> trade_pb2.TradeView:
         r = request
-        return view(await self.trades.decline(_table_id(r.table_id), r.trade_id, r.seat, auth.current_claims()))
+        return view(await self.trades.decline(validate.table_id(r.table_id), r.trade_id, r.seat, auth.current_claims()))
 
     async def CancelTrade(
         self, request: trade_pb2.TradeActionRequest, context: grpc.aio.ServicerContext
     ) -> trade_pb2.TradeView:
         r = request
-        return view(await self.trades.cancel(_table_id(r.table_id), r.trade_id, r.seat, auth.current_claims()))
+        return view(await self.trades.cancel(validate.table_id(r.table_id), r.trade_id, r.seat, auth.current_claims()))
 
     async def ListTrades(
         self, request: trade_pb2.ListTradesRequest, context: grpc.aio.ServicerContext
     ) -> trade_pb2.ListTradesResponse:
-        rows = await self.trades.list(_table_id(request.table_id), request.open_only)
+        rows = await self.trades.list(validate.table_id(request.table_id), request.open_only)
         return trade_pb2.ListTradesResponse(trades=[view(t) for t in rows])
 
 

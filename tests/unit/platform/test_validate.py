@@ -7,13 +7,17 @@ import nats.errors
 import pytest
 
 from monopoly.v1 import table_pb2
-from servicekit import validate
+from servicekit import grpcserver, validate
 from servicekit.errors import BadRequest, unreachable
 
 
 @pytest.mark.parametrize(
     "raw",
-    ["a\x00", "a\nb", "a\rb", "\x1b[31mred", "a\u202eb", "a\u2066b", "\u200b", "\u200b\u200d\u2060", " ", "", "x" * 11],
+    [
+        *("a\x00", "a\nb", "a\rb", "\x1b[31mred", "a\u202eb", "a\u2066b", "\u200b", "\u200b\u200d\u2060", " ", ""),
+        "x" * 11,
+        *("\u3164", "\u3164\u3164", "\u115f\u1160", "\uffa0", "\u2800"),  # letters and a symbol that draw nothing
+    ],
 )
 def test_names_that_are_control_or_invisible_are_refused(raw: str) -> None:
     with pytest.raises(BadRequest):
@@ -26,6 +30,21 @@ def test_names_that_are_control_or_invisible_are_refused(raw: str) -> None:
 )
 def test_names_are_nfc_normalised_and_stripped(raw: str, kept: str) -> None:
     assert validate.name(raw, "display_name", 10) == kept
+
+
+def test_a_table_id_is_given_and_no_longer_than_any_table_s() -> None:
+    assert validate.table_id("a" * 64) == "a" * 64
+    with pytest.raises(BadRequest, match="table_id is required"):
+        validate.table_id("")
+    with pytest.raises(BadRequest, match="table_id is at most 64 characters, not 65"):
+        validate.table_id("a" * 65)
+
+
+def test_a_status_message_is_cut_to_at_most_1000_bytes_saying_how_much_was_left_out() -> None:
+    text = "é" * 1_000  # 2,000 bytes
+    cut = grpcserver.details_of(ValueError(text))
+    assert len(cut.encode()) <= grpcserver.MAX_DETAILS and cut.endswith(" more bytes)")
+    assert grpcserver.details_of(ValueError("short")) == "short"
 
 
 def test_seeds_fit_a_bigint() -> None:
