@@ -365,6 +365,9 @@ class Run:
         self.shown: dict[str, int] = {}  # per table, the last event's seq shown
         self.leaders: list[str] = []
         self.healths: dict[str, str] = {}
+        #: Each process's restarts after it died (`supervise`), and those under way.
+        self.restarts: Counter[str] = Counter()
+        self.restarting: set[str] = set()
         self.instances = ""  # the table service's instances (ListInstances)
         self.rates: deque[tuple[float, int, int]] = deque(maxlen=20)
         self.tag = uuid.uuid4().hex[:4]
@@ -529,6 +532,35 @@ class Run:
         statuses = await asyncio.gather(*(health(f"127.0.0.1:{process.grpc_port}") for _, process in rows))
         self.healths.update(zip((label for label, _ in rows), statuses, strict=True))
 
+    def supervise(self) -> None:
+        """Start again, in the background, a service process that died (a crash, an OOM kill, a `kill -9`):
+        as an orchestrator would (compose's restart policy, a Deployment). Its tables, auctions and bets
+        resume from Postgres (E2: nobody is timed out for the time it was down). Backoff: 1 s doubling to
+        30 s between tries of the same process."""
+        if self.stop.is_set():
+            return
+        for label, process in self._rows():
+            proc = process.proc
+            if proc is None or proc.returncode is None or label in self.restarting:
+                continue
+            self.restarting.add(label)
+            self._spawn(self._restart(label, process, proc.returncode), f"restarting {label}")
+
+    async def _restart(self, label: str, process: ServiceProcess, code: int) -> None:
+        try:
+            delay = min(30.0, 2.0 ** self.restarts[label])
+            self.stats.errors.append(f"{label} exited with code {code}; starting it again in {delay:.0f} s")
+            log.warning(
+                "%s exited with code %d; starting it again in %.0f s (see %s)", label, code, delay, process.log_path
+            )
+            await asyncio.sleep(delay)
+            self.restarts[label] += 1
+            if not self.stop.is_set():
+                await process.start()
+                log.warning("%s started again (%d restarts)", label, self.restarts[label])
+        finally:
+            self.restarting.discard(label)
+
     def _rows(self) -> list[tuple[str, ServiceProcess]]:
         """Every process of the platform, named by its service (and its replica's number, when several)."""
         rows = []
@@ -549,6 +581,10 @@ class Run:
             note = f" ({default} was taken)" if index == 0 and port != default else ""
             status = self.healths.get(label, "?")
             colour = "green" if status == "SERVING" else "red"
+            if label in self.restarting:
+                status, colour = "restarting", "yellow"
+            if self.restarts[label]:
+                status += f" ({self.restarts[label]} restarts)"
             out.add_row(
                 label,
                 f"127.0.0.1:{process.grpc_port}",
@@ -633,6 +669,7 @@ class Run:
             while not self.stop.is_set():
                 self.reap()
                 self.refill()
+                self.supervise()
                 if ticks % 8 == 0:  # every 2 s
                     await self.refresh()
                 with contextlib.suppress(OSError):  # a terminal that went away (SIGHUP) shows nothing more

@@ -7,6 +7,7 @@ NATS and Postgres, stopped by the signals a terminal or `kill` sends.
 * While it runs, a second platform on the same data folder refuses to start and names the first's pid.
 * Started again on that folder, it drives the tables the first left unfinished (resumed); SIGTERM, and
   SIGHUP in a run of its own, each leave no process of the platform behind.
+* A service process that dies is started again by the run.
 
 Its own xdist group: it starts platforms of its own, beside the session's.
 """
@@ -207,10 +208,18 @@ def test_r4_e2_a_minute_of_run_drives_every_matched_seat_then_ctrl_c_then_a_reru
     assert not (set(unfinished) - set(resumed)) & set(still), "a table left at play that nobody drove"
 
 
-def test_sighup_stops_everything(data_dir: Path) -> None:
+def test_a_killed_service_is_started_again_and_sighup_stops_everything(data_dir: Path) -> None:
+    """As an orchestrator would: a service that dies (here SIGKILL) is started again by the run."""
     since = size(data_dir / "run.log")
     proc = start(data_dir, "--tables", "1")
     wait_for(proc, data_dir / "run.log", r"driving table", since)
+    (trade,) = [
+        p for p in psutil.Process(proc.pid).children(recursive=True) if "services.trade.main" in " ".join(p.cmdline())
+    ]
+    trade.kill()
+    wait_for(proc, data_dir / "run.log", r"trade exited with code -9; starting it again", since, timeout=30)
+    wait_for(proc, data_dir / "run.log", r"trade started again \(1 restarts\)", since, timeout=90)
+    assert trade.pid not in {p.pid for p in psutil.Process(proc.pid).children(recursive=True)}
     stop(proc, data_dir, signal.SIGHUP, group=True)  # the terminal closed
 
 

@@ -185,3 +185,11 @@ def test_the_provisioned_folder_gives_each_container_its_own_secrets_only(tmp_pa
     assert not any(p.name == "ca-key.pem" for p in (tmp_path / "nats").iterdir())  # the CA's key stays in ca/
     provision.write(tmp_path)  # again: the same passwords and CA
     assert json.loads((tmp_path / "users.json").read_text()) == passwords
+
+
+def test_every_long_running_container_is_started_again_when_it_dies() -> None:
+    """A crash, an OOM kill: compose starts it again (bus-secrets is a one-shot job and must not be)."""
+    services = _compose()["services"]
+    for name, service in services.items():
+        expected = None if name == "bus-secrets" else "unless-stopped"
+        assert service.get("restart") == expected, name
