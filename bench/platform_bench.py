@@ -54,6 +54,7 @@ import urllib.parse
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 import grpc
@@ -299,9 +300,9 @@ async def human_pace(
     # just before the window's end: the generator processes exit at it, and a process gone is not counted.
     opened = tables / ramp + OPENED_GRACE_S
     await asyncio.wait({loading}, timeout=opened)
-    window0, window_started = roles.read(), time.perf_counter()
+    window0, window_started, box0 = roles.read(), time.perf_counter(), psutil.cpu_times()
     await asyncio.wait({loading}, timeout=max(0.0, tables / ramp + window - opened - 1.0))
-    window1, window_s = roles.read(), time.perf_counter() - window_started
+    window1, window_s, box1 = roles.read(), time.perf_counter() - window_started, psutil.cpu_times()
     report = await loading
     elapsed = time.perf_counter() - started
     cpu = cpu_s() - cpu0
@@ -315,9 +316,24 @@ async def human_pace(
             "cpu_ms_per_command": 1000 * cpu / report.commands if report.commands else 0.0,
             "rss_mb": rss / 2**20,
             "kb_per_table": (rss - rss_before) / 1024 / tables,
+            **(box_shares(box0, box1) if window_s > 1 else {}),
         },
         by_role,
     )
+
+
+def box_shares(before: Any, after: Any) -> dict[str, float]:
+    """The whole box's CPU time between two `psutil.cpu_times()` by kind, as shares of all its cores:
+    what the processes measured by role leave out (the kernel's work for the loopback network, other
+    tenants), and the time waited on the disk (iowait) or taken by the hypervisor (steal)."""
+    spent = {f: getattr(after, f) - getattr(before, f) for f in after._fields}
+    total = sum(spent.values()) or 1.0
+    share = {f: spent[f] / total for f in spent}
+    return {
+        "box_busy": 1.0 - share.get("idle", 0.0) - share.get("iowait", 0.0) - share.get("steal", 0.0),
+        "box_iowait": share.get("iowait", 0.0),
+        "box_steal": share.get("steal", 0.0),
+    }
 
 
 #: Seconds after the ramp's last table before the window the roles are measured over begins.
@@ -923,6 +939,12 @@ async def main() -> int:
         print(
             f"human  CPU in the window after the ramp, share of a core by role: {describe_roles(by_role)}", flush=True
         )
+        if "box_busy" in h:
+            print(
+                f"human  the box over the same window ({psutil.cpu_count()} cores): busy {h['box_busy']:.0%}, "
+                f"waiting on its disk {h['box_iowait']:.0%}, taken by the hypervisor (steal) {h['box_steal']:.0%}",
+                flush=True,
+            )
         if not report.ok:
             print("human  NOT every table played: the figures above do not hold for all of them", flush=True)
             for why, n in failure_reasons(report.failures).most_common(5):
