@@ -90,6 +90,9 @@ COMMIT_SECONDS = Histogram(
 EVENTS = Counter("table_events_total", "Events committed")
 ACTIVE_TABLES = Gauge("table_active_tables", "Tables loaded and not finished")
 COMMIT_UNSURE = Counter("table_commit_unsure_total", "Commits whose connection was lost before Postgres answered")
+STALLS = Counter(
+    "table_stalls_total", "Stalls taken off the tables' clocks (E2): a commit or the event loop held up", ["kind"]
+)
 COMMITS_FENCED = Counter(
     "table_commits_fenced_total", "Commits refused because this instance no longer held the table's partition"
 )
@@ -481,6 +484,7 @@ class TableActor:
         if lost is None:
             COMMIT_SECONDS.observe(time.perf_counter() - committing)
             if (ended := time.monotonic()) - started > STALL_S:  # E2: the table stood still while it waited
+                STALLS.labels("commit").inc()
                 self.stalled(started, ended)
         if lost is not None:
             log.warning(
@@ -721,6 +725,7 @@ class Tables:
         now = time.monotonic()
         if last is not None and (late := now - last - STALL_WATCH_S) > STALL_S:
             log.warning("the event loop stood still %.1f s: so did the tables' clocks (E2)", late)
+            STALLS.labels("loop").inc()
             start = now - late
             for actor in self.actors.values():
                 if not actor.state.finished:
