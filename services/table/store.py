@@ -200,41 +200,28 @@ async def stop_clock(conn: asyncpg.Connection, table_id: str, stopped_ms: int, f
     """Record how long the table's clock has stood still; False if this instance's lease on the table's
     partition moved on meanwhile (another owner took it: nothing written). The lease may have run out
     with the outage: it still counts while nobody else took it (the next heartbeat renews it)."""
-    if fence is None:
-        result = await conn.execute(
-            "UPDATE tables SET clock_stopped_ms = $2, clock_paused_at_ms = NULL WHERE table_id = $1",
-            table_id,
-            stopped_ms,
-        )
-    else:
-        result = await conn.execute(
-            "UPDATE tables t SET clock_stopped_ms = $2, clock_paused_at_ms = NULL FROM partition_leases l "
-            "WHERE t.table_id = $1 AND l.partition = t.partition AND l.owner = $3 AND l.epoch = $4",
-            table_id,
-            stopped_ms,
-            *fence,
-        )
-    return bool(result != "UPDATE 0")
+    owner, epoch = fence if fence is not None else (None, None)
+    return table_id in await save_clocks(conn, [(table_id, stopped_ms, epoch)], owner)
 
 
 async def save_clocks(
     conn: asyncpg.Connection, clocks: Sequence[tuple[str, int, int | None]], owner: str | None
 ) -> set[str]:
     """Many tables' `clock_stopped_ms` in one statement: (table_id, stopped_ms, the lease epoch the table was
-    loaded at); with `owner`, only where it still holds the table's partition at that epoch (as
-    `stop_clock`). The ids written."""
+    loaded at); with `owner`, only where it still holds the table's partition at that epoch. A clock saved
+    is running again: no longer paused by a stop (`clock_paused_at_ms`). The ids written."""
     ids = [c[0] for c in clocks]
     stopped = [c[1] for c in clocks]
     if owner is None:
         rows = await conn.fetch(
-            "UPDATE tables t SET clock_stopped_ms = v.ms FROM unnest($1::text[], $2::bigint[]) AS v(id, ms) "
-            "WHERE t.table_id = v.id RETURNING t.table_id",
+            "UPDATE tables t SET clock_stopped_ms = v.ms, clock_paused_at_ms = NULL "
+            "FROM unnest($1::text[], $2::bigint[]) AS v(id, ms) WHERE t.table_id = v.id RETURNING t.table_id",
             ids,
             stopped,
         )
     else:
         rows = await conn.fetch(
-            "UPDATE tables t SET clock_stopped_ms = v.ms "
+            "UPDATE tables t SET clock_stopped_ms = v.ms, clock_paused_at_ms = NULL "
             "FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS v(id, ms, epoch), partition_leases l "
             "WHERE t.table_id = v.id AND l.partition = t.partition AND l.owner = $4 AND l.epoch = v.epoch "
             "RETURNING t.table_id",

@@ -466,7 +466,6 @@ class TableActor:
             self.tables.fence(self),
         )
         lost: BaseException | None = None
-        committing = time.perf_counter()
         started = time.monotonic()
         try:
             await self.tables.committer.append(args)  # with other tables' commits waiting meanwhile
@@ -482,8 +481,9 @@ class TableActor:
                 raise
             raise await self.tables.lost_lease(self) from exc
         if lost is None:
-            COMMIT_SECONDS.observe(time.perf_counter() - committing)
-            if (ended := time.monotonic()) - started > STALL_S:  # E2: the table stood still while it waited
+            ended = time.monotonic()
+            COMMIT_SECONDS.observe(ended - started)
+            if ended - started > STALL_S:  # E2: the table stood still while it waited
                 STALLS.labels("commit").inc()
                 self.stalled(started, ended)
         if lost is not None:
