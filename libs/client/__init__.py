@@ -671,9 +671,6 @@ class BotTable:
 
     # -- sub-protocols run by services ---------------------------------------------
 
-    def _poller(self) -> Poller:
-        return Poller(self)
-
     async def _bid_at_service(self, auction_id: int, seq: int) -> None:
         """Bid for whichever bot seat the auction service waits for, until the auction is settled there."""
         try:
@@ -686,7 +683,7 @@ class BotTable:
         assert stub is not None and self.state is not None
         request = auction_pb2.GetAuctionRequest(table_id=self.table_id, auction_id=auction_id)
         view: auction_pb2.AuctionView | None = None  # the auction as the last answer showed it
-        poll = self._poller()
+        poll = Poller(self)
         while not self._stopped and self.state.seq == seq:
             try:
                 if view is None:
@@ -749,7 +746,7 @@ class BotTable:
         stub = self.services.casino
         assert stub is not None and self.state is not None
         seat = command.seat
-        poll = self._poller()
+        poll = Poller(self)
         while True:  # until the casino service has opened the bet the table announced
             if self._stopped or self.state.seq != seq:
                 return  # the table moved on (the bet was settled)
