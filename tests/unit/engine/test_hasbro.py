@@ -330,26 +330,15 @@ def _draw_every_payment_made(card: int) -> TableState:
     return state
 
 
-@pytest.mark.parametrize(("card", "square", "change"), C1_DRAWS)
-def test_C1_every_chance_card_drawn_moves_and_pays_its_printed_amounts(
+@pytest.mark.parametrize(("card", "square", "change"), C1_DRAWS + C2_DRAWS)
+def test_C1_C2_every_card_drawn_moves_and_pays_its_printed_amounts(
     card: int, square: int, change: tuple[int, ...]
 ) -> None:
     state = _draw_every_payment_made(card)
     assert state.players[0].position == square
     assert [p.cash - 1500 for p in state.players] == list(change)
     assert state.players[0].in_jail is (square == 10)
-    assert state.players[0].jail_cards == ([card] if card == 8 else [])
-
-
-@pytest.mark.parametrize(("card", "square", "change"), C2_DRAWS)
-def test_C2_every_community_chest_card_drawn_moves_and_pays_its_printed_amounts(
-    card: int, square: int, change: tuple[int, ...]
-) -> None:
-    state = _draw_every_payment_made(card)
-    assert state.players[0].position == square
-    assert [p.cash - 1500 for p in state.players] == list(change)
-    assert state.players[0].in_jail is (square == 10)
-    assert state.players[0].jail_cards == ([card] if card == CHEST_BASE + 4 else [])
+    assert state.players[0].jail_cards == ([card] if card in (8, CHEST_BASE + 4) else [])  # the jail cards, kept
 
 
 # -- G1: the opening roll -------------------------------------------------------------------------

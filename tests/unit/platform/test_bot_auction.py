@@ -13,12 +13,29 @@ import pytest
 import client
 from bots import make_bot
 from client import BotTable
-from engine import BANK, AuctionStarted, DeclineProperty, Roll, SettleAuction, apply, classic, new_game
+from engine import BANK, AuctionStarted, DeclineProperty, Roll, SettleAuction, TableState, apply, classic, new_game
 from engine.rng import draw
 from monopoly.v1 import auction_pb2
 from tests.unit.engine.helpers import force_dice, place
 
 SQUARE = 6
+
+
+def auction_at_a_service(think_s: float = 0.0) -> tuple[TableState, AuctionStarted, BotTable]:
+    """A 3-player table whose auctions the auction service runs, an auction of square 6 just started
+    there, and a driver of every seat (its bots heuristic) with no service yet."""
+    state, _ = new_game(classic().with_changes(external=("auction",)), ["a", "b", "c"], 1)
+    me = state.current
+    place(state, me, SQUARE - 3)
+    force_dice(state, 1, 2)
+    apply(state, Roll(me))
+    started = apply(state, DeclineProperty(me))[-1]
+    assert isinstance(started, AuctionStarted)
+    bot = BotTable(stub=None, think_s=think_s, table_id="t", tokens={s: f"token-{s}" for s in range(3)})  # type: ignore[arg-type]
+    bot.state = state
+    bot._stopped = False
+    bot._bots = {s: make_bot("heuristic", draw(1, 1000 + s)) for s in range(3)}
+    return state, started, bot
 
 
 class VanishingAuction:
@@ -44,17 +61,7 @@ class VanishingAuction:
 
 
 async def test_A1_a_bid_on_an_auction_settled_while_the_bot_thought_ends_quietly() -> None:
-    state, _ = new_game(classic().with_changes(external=("auction",)), ["a", "b", "c"], 1)
-    me = state.current
-    place(state, me, SQUARE - 3)
-    force_dice(state, 1, 2)
-    apply(state, Roll(me))
-    started = apply(state, DeclineProperty(me))[-1]
-    assert isinstance(started, AuctionStarted)
-    bot = BotTable(stub=None, think_s=0.01, table_id="t", tokens={s: f"token-{s}" for s in range(3)})  # type: ignore[arg-type]
-    bot.state = state
-    bot._stopped = False
-    bot._bots = {s: make_bot("heuristic", draw(1, 1000 + s)) for s in range(3)}
+    state, started, bot = auction_at_a_service(think_s=0.01)
     service = VanishingAuction(bot, started)
     bot.services.auction = service  # type: ignore[assignment]
     seq = state.seq
@@ -83,17 +90,7 @@ class LaggingAuction:
 async def test_A1_a_bot_reads_a_service_behind_its_table_ever_less_often(monkeypatch: pytest.MonkeyPatch) -> None:
     """Under load a service lags its tables; bots reading it every 50 ms would add to the load that makes
     it lag. Each further read waits twice as long, up to a second, and every read is counted."""
-    state, _ = new_game(classic().with_changes(external=("auction",)), ["a", "b", "c"], 1)
-    me = state.current
-    place(state, me, SQUARE - 3)
-    force_dice(state, 1, 2)
-    apply(state, Roll(me))
-    started = apply(state, DeclineProperty(me))[-1]
-    assert isinstance(started, AuctionStarted)
-    bot = BotTable(stub=None, table_id="t", tokens={s: f"token-{s}" for s in range(3)})  # type: ignore[arg-type]
-    bot.state = state
-    bot._stopped = False
-    bot._bots = {s: make_bot("heuristic", draw(1, 1000 + s)) for s in range(3)}
+    state, started, bot = auction_at_a_service()
     service = LaggingAuction(bot, started, lag=9)
     bot.services.auction = service  # type: ignore[assignment]
     waits: list[float] = []
