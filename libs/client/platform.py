@@ -67,6 +67,16 @@ class ServiceProcess:
                 self.proc.kill()
                 await self.proc.wait()
 
+    async def freeze(self, seconds: float) -> None:
+        """SIGSTOP for `seconds`, then SIGCONT: a paused VM, a process swapped out (its connections stay open)."""
+        proc = self.proc
+        assert proc is not None and proc.returncode is None, "the service is not running"
+        proc.send_signal(signal.SIGSTOP)
+        try:
+            await asyncio.sleep(seconds)
+        finally:
+            proc.send_signal(signal.SIGCONT)
+
     async def kill(self) -> None:
         """SIGKILL: the crash the service must survive."""
         if self.proc and self.proc.returncode is None:

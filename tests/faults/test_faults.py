@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import signal
 import tempfile
 import time
 import uuid
@@ -265,13 +264,7 @@ async def test_c_nats_sigkill_and_restart(rig: Rig) -> None:
 
 async def test_d_the_table_service_frozen_past_the_clients_deadlines(rig: Rig) -> None:
     async def fault(games: list[BotTable]) -> int:
-        proc = rig.platform.table.proc
-        assert proc is not None
-        proc.send_signal(signal.SIGSTOP)
-        try:
-            await asyncio.sleep(FREEZE_S)
-        finally:
-            proc.send_signal(signal.SIGCONT)
+        await rig.platform.table.freeze(FREEZE_S)
         return 0
 
     await play_through(rig, f"(d) table service SIGSTOP {FREEZE_S:.0f} s", fault)

@@ -70,6 +70,22 @@ async def event_rows(pool: asyncpg.Pool, table_id: str, after: int = 0) -> list[
         )
 
 
+async def assert_nobody_timed_out(pool: asyncpg.Pool, table_id: str, after: int) -> None:
+    """E2: no turn of the table timed out after seq `after` (the platform's downtime is not the players')."""
+    types = [r["type"] for r in await event_rows(pool, table_id, after)]
+    assert "TurnTimedOut" not in types, types
+
+
+async def clock_of(pool: asyncpg.Pool, table_id: str) -> tuple[int, int | None]:
+    """The table's saved clock: how long it stood still (ms), and since when it is paused (None: running)."""
+    async with pool.acquire() as conn:
+        row = await conn.fetchrow(
+            "SELECT clock_stopped_ms, clock_paused_at_ms FROM tables WHERE table_id = $1", table_id
+        )
+    assert row is not None
+    return row["clock_stopped_ms"], row["clock_paused_at_ms"]
+
+
 async def watch(
     stub: table_pb2_grpc.TableServiceStub,
     table_id: str,

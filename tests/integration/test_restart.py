@@ -16,7 +16,7 @@ from client.platform import Platform
 from client.verify import check_table
 from monopoly.v1 import table_pb2, table_pb2_grpc
 
-from .helpers import TIMEOUT, event_rows, table_state
+from .helpers import TIMEOUT, assert_nobody_timed_out, clock_of, event_rows, table_state
 
 pytestmark = pytest.mark.integration
 
@@ -129,20 +129,14 @@ async def test_E2_a_clean_restart_of_the_table_service_times_nobody_out(
     await table_state(stub, table_id)
     seq_before = len(await event_rows(pool, table_id))
     await platform.table.stop()  # SIGTERM: a clean stop
-    async with pool.acquire() as conn:
-        paused_at = await conn.fetchval("SELECT clock_paused_at_ms FROM tables WHERE table_id = $1", table_id)
-    assert paused_at is not None
+    assert (await clock_of(pool, table_id))[1] is not None
     await asyncio.sleep(9.0)  # past the turn's deadline in wall time
     await asyncio.wait_for(platform.table.start(), TIMEOUT)
     await ready(stub, table_id)
     await asyncio.sleep(1.0)  # a deadline counted through the downtime would have fired at once
-    after = await event_rows(pool, table_id, seq_before)
-    assert [r["type"] for r in after if r["type"] == "TurnTimedOut"] == [], [r["type"] for r in after]
-    async with pool.acquire() as conn:
-        row = await conn.fetchrow(
-            "SELECT clock_stopped_ms, clock_paused_at_ms FROM tables WHERE table_id = $1", table_id
-        )
-    assert row["clock_paused_at_ms"] is None and row["clock_stopped_ms"] >= 9000
+    await assert_nobody_timed_out(pool, table_id, seq_before)
+    stopped_ms, paused_at = await clock_of(pool, table_id)
+    assert paused_at is None and stopped_ms >= 9000
 
 
 async def test_E2_a_sigkill_of_the_table_service_times_nobody_out(
@@ -160,18 +154,12 @@ async def test_E2_a_sigkill_of_the_table_service_times_nobody_out(
     seq_before = len(await event_rows(pool, table_id))
     try:
         await platform.table.kill()  # SIGKILL: nothing written at the stop
-        async with pool.acquire() as conn:
-            paused_at = await conn.fetchval("SELECT clock_paused_at_ms FROM tables WHERE table_id = $1", table_id)
-        assert paused_at is None
+        assert (await clock_of(pool, table_id))[1] is None
         await asyncio.sleep(9.0)  # past the turn's deadline (7.5 s) in wall time
     finally:
         await asyncio.wait_for(platform.table.start(), TIMEOUT)
     await ready(stub, table_id)
     await asyncio.sleep(1.0)  # a deadline counted through the downtime would have fired at once
-    after = await event_rows(pool, table_id, seq_before)
-    assert [r["type"] for r in after if r["type"] == "TurnTimedOut"] == [], [r["type"] for r in after]
-    async with pool.acquire() as conn:
-        row = await conn.fetchrow(
-            "SELECT clock_stopped_ms, clock_paused_at_ms FROM tables WHERE table_id = $1", table_id
-        )
-    assert row["clock_paused_at_ms"] is None and row["clock_stopped_ms"] >= 9000
+    await assert_nobody_timed_out(pool, table_id, seq_before)
+    stopped_ms, paused_at = await clock_of(pool, table_id)
+    assert paused_at is None and stopped_ms >= 9000

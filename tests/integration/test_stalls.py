@@ -6,7 +6,6 @@ the whole turn timer (75 game seconds, 7.5 s at clock scale 10)."""
 from __future__ import annotations
 
 import asyncio
-import signal
 import time
 import uuid
 
@@ -18,7 +17,7 @@ from engine import Roll
 from monopoly.v1 import table_pb2, table_pb2_grpc
 from servicekit.wire import command_to_proto
 
-from .helpers import event_rows, join_seats, table_state
+from .helpers import assert_nobody_timed_out, clock_of, event_rows, join_seats, table_state
 
 pytestmark = pytest.mark.integration
 
@@ -37,8 +36,7 @@ async def stopped_ms_at_least(pool: asyncpg.Pool, table_id: str, least: int, tim
     """The table's saved `clock_stopped_ms` once it reaches `least` (or what it is after `timeout`)."""
     deadline = time.monotonic() + timeout
     while True:
-        async with pool.acquire() as conn:
-            stopped: int = await conn.fetchval("SELECT clock_stopped_ms FROM tables WHERE table_id = $1", table_id)
+        stopped, _ = await clock_of(pool, table_id)
         if stopped >= least or time.monotonic() > deadline:
             return stopped
         await asyncio.sleep(0.2)
@@ -49,17 +47,10 @@ async def test_E2_a_frozen_table_service_times_nobody_out(
 ) -> None:
     table_id = await new_table(stub, 71)
     seq_before = len(await event_rows(pool, table_id))
-    proc = platform.table.proc
-    assert proc is not None
-    proc.send_signal(signal.SIGSTOP)
-    try:
-        await asyncio.sleep(STALL_S)
-    finally:
-        proc.send_signal(signal.SIGCONT)
+    await platform.table.freeze(STALL_S)
     assert await stopped_ms_at_least(pool, table_id, 8000) >= 8000  # the pause, less the watch's period
     await asyncio.sleep(1.0)  # a deadline counted through the freeze would have fired at once
-    after = await event_rows(pool, table_id, seq_before)
-    assert [r["type"] for r in after if r["type"] == "TurnTimedOut"] == [], [r["type"] for r in after]
+    await assert_nobody_timed_out(pool, table_id, seq_before)
 
 
 async def test_E2_a_commit_that_hangs_in_postgres_times_nobody_out(
@@ -80,5 +71,4 @@ async def test_E2_a_commit_that_hangs_in_postgres_times_nobody_out(
     reply = await rolling
     assert await stopped_ms_at_least(pool, table_id, 8000) >= 8000
     await asyncio.sleep(1.0)  # the turn's deadline, counted through the hang, would have fired at once
-    after = await event_rows(pool, table_id, reply.last_seq)
-    assert [r["type"] for r in after if r["type"] == "TurnTimedOut"] == [], [r["type"] for r in after]
+    await assert_nobody_timed_out(pool, table_id, reply.last_seq)
